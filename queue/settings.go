@@ -1,0 +1,201 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+)
+
+// Activation modes of a room.
+const (
+	ActivationAlways = "always" // the line is always on
+	ActivationOff    = "off"    // no line: every entry is admitted at once
+)
+
+// Tier says how often a waiter at or below MaxPosition hears of its place.
+// A nil MaxPosition is the last tier: everyone beyond the tiers before.
+type Tier struct {
+	MaxPosition *int64 `json:"max_position"`
+	IntervalMS  int64  `json:"interval_ms"`
+}
+
+// Settings are a room's configuration, stored in Redis as JSON so that every
+// server sees the same room.
+type Settings struct {
+	Capacity        int64      `json:"capacity"`
+	BatchSize       int64      `json:"batch_size"`
+	BatchIntervalMS int64      `json:"batch_interval_ms"`
+	JitterMS        int64      `json:"jitter_ms"`
+	SessionTTLS     int64      `json:"session_ttl_s"`
+	AbandonAfterS   int64      `json:"abandon_after_s"`
+	Tiers           []Tier     `json:"tiers"`
+	TargetURL       string     `json:"target_url"`
+	Activation      string     `json:"activation"`
+	Paused          bool       `json:"paused"`
+	EndsAt          *time.Time `json:"ends_at,omitempty"`
+	Title           string     `json:"title"`
+	Message         string     `json:"message"`
+	UserSecret      string     `json:"user_secret,omitempty"`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// DefaultTiers are the field-tested tiers: the front often, the back rarely.
+func DefaultTiers() []Tier {
+	return []Tier{
+		{MaxPosition: ptr[int64](100), IntervalMS: 2000},
+		{MaxPosition: ptr[int64](500), IntervalMS: 5000},
+		{MaxPosition: nil, IntervalMS: 10000},
+	}
+}
+
+// DefaultSettings returns the settings a room gets for every field left out.
+func DefaultSettings() Settings {
+	return Settings{
+		Capacity:        100,
+		BatchSize:       10,
+		BatchIntervalMS: 200,
+		JitterMS:        1000,
+		SessionTTLS:     300,
+		AbandonAfterS:   30,
+		Tiers:           DefaultTiers(),
+		TargetURL:       "/shop",
+		Activation:      ActivationAlways,
+	}
+}
+
+// FieldError names the setting that is wrong, so the API can say which.
+type FieldError struct {
+	Field   string
+	Message string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
+
+var roomIDPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+
+// ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}.
+func ValidRoomID(id string) bool { return roomIDPattern.MatchString(id) }
+
+// ParseSettings decodes JSON over the defaults and validates the result.
+// Unknown fields are refused so that a typo does not pass silently.
+func ParseSettings(data []byte) (Settings, error) {
+	s := DefaultSettings()
+	if err := decodeStrict(data, &s); err != nil {
+		return Settings{}, err
+	}
+	if err := s.Validate(); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
+}
+
+// Validate checks every field and returns a *FieldError for the first bad one.
+func (s *Settings) Validate() error {
+	bad := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case s.Capacity < 1 || s.Capacity > 1_000_000:
+		return bad("capacity", "must be between 1 and 1000000")
+	case s.BatchSize < 1 || s.BatchSize > 10_000:
+		return bad("batch_size", "must be between 1 and 10000")
+	case s.BatchIntervalMS < 50 || s.BatchIntervalMS > 60_000:
+		return bad("batch_interval_ms", "must be between 50 and 60000")
+	case s.JitterMS < 0 || s.JitterMS > 600_000:
+		return bad("jitter_ms", "must be between 0 and 600000")
+	case s.SessionTTLS < 1 || s.SessionTTLS > 86_400:
+		return bad("session_ttl_s", "must be between 1 and 86400")
+	case s.AbandonAfterS < 1 || s.AbandonAfterS > 86_400:
+		return bad("abandon_after_s", "must be between 1 and 86400")
+	case s.Activation != ActivationAlways && s.Activation != ActivationOff:
+		return bad("activation", "must be %q or %q", ActivationAlways, ActivationOff)
+	case len(s.Title) > 200:
+		return bad("title", "must be at most 200 characters")
+	case len(s.Message) > 2000:
+		return bad("message", "must be at most 2000 characters")
+	case len(s.UserSecret) > 0 && len(s.UserSecret) < 16:
+		return bad("user_secret", "must be at least 16 characters when set")
+	}
+	if err := validateTargetURL(s.TargetURL); err != nil {
+		return bad("target_url", "%v", err)
+	}
+	if len(s.Tiers) == 0 {
+		s.Tiers = DefaultTiers()
+	}
+	var last int64
+	for i, t := range s.Tiers {
+		field := fmt.Sprintf("tiers[%d]", i)
+		if t.IntervalMS < 100 || t.IntervalMS > 600_000 {
+			return bad(field+".interval_ms", "must be between 100 and 600000")
+		}
+		if t.MaxPosition == nil {
+			if i != len(s.Tiers)-1 {
+				return bad(field+".max_position", "only the last tier may be open-ended (null)")
+			}
+			continue
+		}
+		if *t.MaxPosition <= last {
+			return bad(field+".max_position", "must be greater than the tier before")
+		}
+		last = *t.MaxPosition
+	}
+	if s.Tiers[len(s.Tiers)-1].MaxPosition != nil {
+		return bad(fmt.Sprintf("tiers[%d].max_position", len(s.Tiers)-1), "the last tier must be open-ended (null)")
+	}
+	return nil
+}
+
+func validateTargetURL(raw string) error {
+	if raw == "" {
+		return fmt.Errorf("is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("is not a URL")
+	}
+	if u.IsAbs() {
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return fmt.Errorf("must be http or https")
+		}
+		return nil
+	}
+	if len(raw) > 0 && raw[0] == '/' && (len(raw) == 1 || raw[1] != '/') {
+		return nil
+	}
+	return fmt.Errorf("must be an absolute http(s) URL or a path starting with /")
+}
+
+// TierInterval is how often a waiter at position hears of it.
+func (s *Settings) TierInterval(position int64) time.Duration {
+	for _, t := range s.Tiers {
+		if t.MaxPosition == nil || position <= *t.MaxPosition {
+			return time.Duration(t.IntervalMS) * time.Millisecond
+		}
+	}
+	return 10 * time.Second
+}
+
+// ConfiguredRate is the admission rate the pace allows, in users per second.
+func (s *Settings) ConfiguredRate() float64 {
+	return float64(s.BatchSize) * 1000 / float64(s.BatchIntervalMS)
+}
+
+// Closed reports whether the room no longer takes entries at now.
+func (s *Settings) Closed(now time.Time) bool {
+	return s.EndsAt != nil && !now.Before(*s.EndsAt)
+}
+
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytesReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonFieldError(err)
+	}
+	if dec.More() {
+		return &FieldError{Field: "body", Message: "must hold one JSON object"}
+	}
+	return nil
+}
