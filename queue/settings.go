@@ -83,7 +83,7 @@ func ValidRoomID(id string) bool { return roomIDPattern.MatchString(id) }
 // Unknown fields are refused so that a typo does not pass silently.
 func ParseSettings(data []byte) (Settings, error) {
 	s := DefaultSettings()
-	if err := decodeStrict(data, &s); err != nil {
+	if err := DecodeStrict(data, &s); err != nil {
 		return Settings{}, err
 	}
 	if err := s.Validate(); err != nil {
@@ -188,7 +188,9 @@ func (s *Settings) Closed(now time.Time) bool {
 	return s.EndsAt != nil && !now.Before(*s.EndsAt)
 }
 
-func decodeStrict(data []byte, v any) error {
+// DecodeStrict decodes one JSON object into v, refusing unknown fields, and
+// returns a *FieldError naming what is wrong.
+func DecodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytesReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

@@ -1,0 +1,102 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// roomListInterval is how often the admitter looks for new or deleted rooms.
+const roomListInterval = time.Second
+
+// Admitter runs one admission loop per room on this server. Every server runs
+// it; the tick script's per-tick budget in Redis makes the pace hold for all
+// of them together, so a slot is never admitted twice.
+type Admitter struct {
+	line *Line
+	// OnTick, when set, hears every tick's result (metrics, push).
+	OnTick func(room string, s Settings, r TickResult)
+}
+
+// NewAdmitter returns an admitter over line.
+func NewAdmitter(line *Line) *Admitter { return &Admitter{line: line} }
+
+// Run starts and stops room loops as rooms come and go, until ctx ends.
+func (a *Admitter) Run(ctx context.Context) error {
+	running := map[string]context.CancelFunc{}
+	defer func() {
+		for _, cancel := range running {
+			cancel()
+		}
+	}()
+	for {
+		rooms, err := a.line.store.ListRooms(ctx)
+		if err == nil {
+			seen := make(map[string]bool, len(rooms))
+			for _, room := range rooms {
+				seen[room] = true
+				if _, ok := running[room]; !ok {
+					rctx, cancel := context.WithCancel(ctx)
+					running[room] = cancel
+					go a.runRoom(rctx, room)
+				}
+			}
+			for room, cancel := range running {
+				if !seen[room] {
+					cancel()
+					delete(running, room)
+				}
+			}
+		} else if ctx.Err() == nil {
+			a.line.log.Warn("admission: list rooms", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.line.clock.After(roomListInterval):
+		}
+	}
+}
+
+// runRoom ticks one room at its configured pace. Settings are re-read every
+// tick, so a change of pace, capacity or pause applies within one tick.
+func (a *Admitter) runRoom(ctx context.Context, room string) {
+	failing := false
+	for {
+		interval := 200 * time.Millisecond
+		s, err := a.line.store.GetRoom(ctx, room)
+		switch {
+		case errors.Is(err, ErrRoomNotFound):
+			a.line.forget(room)
+			return
+		case err != nil:
+			if !failing && ctx.Err() == nil {
+				a.line.log.Warn("admission: read room", "room", room, "err", err)
+			}
+			failing = true
+		default:
+			a.line.remember(room, s, a.line.clock.Now())
+			interval = time.Duration(s.BatchIntervalMS) * time.Millisecond
+			r, err := a.line.Tick(ctx, room, &s)
+			if err != nil {
+				if !failing && ctx.Err() == nil {
+					a.line.log.Warn("admission: tick", "room", room, "err", err)
+				}
+				failing = true
+			} else {
+				if failing {
+					a.line.log.Info("admission: ticking again", "room", room)
+				}
+				failing = false
+				if a.OnTick != nil {
+					a.OnTick(room, s, r)
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.line.clock.After(interval):
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package queue
+
+// roomKeys are one room's Redis keys. They share the hash tag {room} so that
+// every script's keys live in one Redis Cluster slot.
+type roomKeys struct {
+	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events string
+}
+
+func keysFor(prefix, room string) roomKeys {
+	b := prefix + "{" + room + "}:"
+	return roomKeys{
+		settings: b + "settings",
+		visitors: b + "visitors",
+		tickets:  b + "tickets",
+		seq:      b + "seq",
+		q:        b + "q",
+		seen:     b + "seen",
+		active:   b + "active",
+		budget:   b + "budget",
+		stats:    b + "stats",
+		admits:   b + "admits",
+		events:   b + "events",
+	}
+}
+
+func (k roomKeys) all() []string {
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits}
+}

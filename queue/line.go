@@ -1,0 +1,265 @@
+package queue
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	mrand "math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/waitroom/waitroom/queue/token"
+)
+
+// settingsFresh is how long a cached room's settings are trusted when this
+// server's admission loop has not refreshed them (the loop does every tick).
+const settingsFresh = time.Second
+
+// Line is the waiting room's domain service: rooms, tickets, admission and
+// entry tokens. Handlers talk to it, never to the store.
+type Line struct {
+	store  Store
+	keys   *token.Keyset
+	clock  clockwork.Clock
+	log    *slog.Logger
+	jitter func(max time.Duration) time.Duration
+	newID  func() string
+
+	mu    sync.Mutex
+	cache map[string]cachedRoom
+}
+
+type cachedRoom struct {
+	settings Settings
+	at       time.Time
+}
+
+// LineOptions are Line's optional parts; zero values pick real ones.
+type LineOptions struct {
+	Clock  clockwork.Clock
+	Logger *slog.Logger
+	// Jitter returns a uniform random delay in [0, max); tests pin it.
+	Jitter func(max time.Duration) time.Duration
+	// NewID returns an unguessable id; tests may make it predictable.
+	NewID func() string
+}
+
+// NewLine wires the store and the signing keys into the domain service.
+func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
+	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
+		cache: make(map[string]cachedRoom)}
+	if l.clock == nil {
+		l.clock = clockwork.NewRealClock()
+	}
+	if l.log == nil {
+		l.log = slog.Default()
+	}
+	if l.jitter == nil {
+		l.jitter = func(max time.Duration) time.Duration {
+			if max <= 0 {
+				return 0
+			}
+			return time.Duration(mrand.Int64N(int64(max)))
+		}
+	}
+	if l.newID == nil {
+		l.newID = RandomID
+	}
+	return l
+}
+
+// RandomID returns 128 random bits as hex.
+func RandomID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Store returns the line's store, for callers that need its counters.
+func (l *Line) Store() Store { return l.store }
+
+// Keys returns the signing keys.
+func (l *Line) Keys() *token.Keyset { return l.keys }
+
+// Now is the line's clock.
+func (l *Line) Now() time.Time { return l.clock.Now() }
+
+// Room returns a room's settings, from the cache while it is fresh.
+func (l *Line) Room(ctx context.Context, room string) (Settings, error) {
+	now := l.clock.Now()
+	l.mu.Lock()
+	c, ok := l.cache[room]
+	l.mu.Unlock()
+	if ok && now.Sub(c.at) < settingsFresh {
+		return c.settings, nil
+	}
+	s, err := l.store.GetRoom(ctx, room)
+	if errors.Is(err, ErrRoomNotFound) {
+		l.forget(room)
+		return Settings{}, err
+	}
+	if err != nil {
+		return Settings{}, err
+	}
+	l.remember(room, s, now)
+	return s, nil
+}
+
+func (l *Line) remember(room string, s Settings, now time.Time) {
+	l.mu.Lock()
+	l.cache[room] = cachedRoom{settings: s, at: now}
+	l.mu.Unlock()
+}
+
+func (l *Line) forget(room string) {
+	l.mu.Lock()
+	delete(l.cache, room)
+	l.mu.Unlock()
+}
+
+// PutRoom creates or replaces a room.
+func (l *Line) PutRoom(ctx context.Context, room string, s Settings) error {
+	if err := l.store.PutRoom(ctx, room, s); err != nil {
+		return err
+	}
+	l.remember(room, s, l.clock.Now())
+	return nil
+}
+
+// DeleteRoom removes a room and its whole line.
+func (l *Line) DeleteRoom(ctx context.Context, room string) error {
+	l.forget(room)
+	return l.store.DeleteRoom(ctx, room)
+}
+
+// Enter puts identity in the room's line, or returns its live ticket.
+func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settings, error) {
+	s, err := l.Room(ctx, room)
+	if err != nil {
+		return Ticket{}, Settings{}, err
+	}
+	now := l.clock.Now()
+	if s.Closed(now) {
+		return Ticket{Room: room, State: StateClosed}, s, nil
+	}
+	t, err := l.store.Enter(ctx, room, &s, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond))
+	return t, s, err
+}
+
+// Status reads identity's ticket; it is the waiter's sign of life.
+func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Ticket, Settings, error) {
+	s, err := l.Room(ctx, room)
+	if err != nil {
+		return Ticket{}, Settings{}, err
+	}
+	t, err := l.store.Status(ctx, room, &s, ticketID, identity, l.clock.Now())
+	return t, s, err
+}
+
+// StatusMany reads many tickets of one room in one round trip.
+func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Ticket, Settings, error) {
+	s, err := l.Room(ctx, room)
+	if err != nil {
+		return nil, Settings{}, err
+	}
+	ts, err := l.store.StatusMany(ctx, room, &s, ids, l.clock.Now())
+	return ts, s, err
+}
+
+// Leave gives up identity's ticket.
+func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error {
+	if _, err := l.Room(ctx, room); err != nil {
+		return err
+	}
+	return l.store.Leave(ctx, room, ticketID, identity, l.clock.Now())
+}
+
+// Tick runs one admission step for room with fresh jitters.
+func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, error) {
+	jitters := make([]time.Duration, s.BatchSize)
+	max := time.Duration(s.JitterMS) * time.Millisecond
+	for i := range jitters {
+		jitters[i] = l.jitter(max)
+	}
+	return l.store.Tick(ctx, room, s, l.clock.Now(), jitters)
+}
+
+// Token signs the entry token of an admitted ticket. Ed25519 signatures are
+// deterministic, so re-signing on every read yields the same token.
+func (l *Line) Token(t Ticket) (string, error) {
+	if t.State != StateAdmitted {
+		return "", nil
+	}
+	tok, err := l.keys.Sign(token.EntryClaims{
+		Issuer: l.keys.Issuer, Room: t.Room, Subject: t.Subject(), TicketID: t.ID,
+		IssuedAt: t.AdmittedAt, NotBefore: t.OrderableAt, ExpiresAt: t.ExpiresAt,
+	})
+	if err != nil {
+		return "", fmt.Errorf("queue: sign entry token: %w", err)
+	}
+	return tok, nil
+}
+
+// Verdict is the answer to "may this token's holder check out now?".
+type Verdict struct {
+	Valid  bool
+	Claims token.EntryClaims
+	Reason string // empty when valid: malformed, forged, wrong_room, expired, not_yet_valid, completed, reclaimed, left, unknown
+}
+
+// Verify checks a token's signature, times and room, then that its slot is
+// still held, so completed and reclaimed tokens stop verifying at once.
+func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
+	now := l.clock.Now()
+	c, err := l.keys.Verify(tok, now)
+	if err != nil {
+		return Verdict{Claims: c, Reason: token.Reason(err)}, nil
+	}
+	if room != "" && c.Room != room {
+		return Verdict{Claims: c, Reason: "wrong_room"}, nil
+	}
+	if !ValidRoomID(c.Room) {
+		return Verdict{Claims: c, Reason: "forged"}, nil
+	}
+	ok, reason, err := l.store.Active(ctx, c.Room, c.TicketID, now)
+	if err != nil {
+		return Verdict{}, err
+	}
+	if !ok {
+		return Verdict{Claims: c, Reason: reason}, nil
+	}
+	return Verdict{Valid: true, Claims: c}, nil
+}
+
+// Complete frees the slot of a valid token's ticket.
+func (l *Line) Complete(ctx context.Context, tok, room string) (Verdict, error) {
+	v, err := l.Verify(ctx, tok, room)
+	if err != nil || !v.Valid {
+		return v, err
+	}
+	if err := l.store.Complete(ctx, v.Claims.Room, v.Claims.TicketID, l.clock.Now()); err != nil {
+		if errors.Is(err, ErrTicketNotFound) {
+			return Verdict{Claims: v.Claims, Reason: "completed"}, nil
+		}
+		return Verdict{}, err
+	}
+	return v, nil
+}
+
+// ETA is the estimated wait of a waiter: position over the measured rate,
+// or the configured rate until there is a measure.
+func ETA(t Ticket, s *Settings) time.Duration {
+	if t.State != StateWaiting || t.Position <= 0 {
+		return 0
+	}
+	rate := t.Rate
+	if rate <= 0 {
+		rate = s.ConfiguredRate()
+	}
+	return time.Duration(float64(t.Position) / rate * float64(time.Second))
+}

@@ -1,0 +1,158 @@
+package token
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// EntryClaims are what an entry token says: the holder (Subject) of ticket
+// TicketID was admitted to Room and may check out between NotBefore and
+// ExpiresAt.
+type EntryClaims struct {
+	Issuer    string    // iss
+	Room      string    // aud, a single string
+	Subject   string    // sub
+	TicketID  string    // jti
+	IssuedAt  time.Time // iat
+	NotBefore time.Time // nbf
+	ExpiresAt time.Time // exp
+}
+
+// entryWire is the JSON payload. It spells aud as one string, which
+// jwt.RegisteredClaims would only do by changing a package-wide setting.
+type entryWire struct {
+	Issuer    string           `json:"iss,omitempty"`
+	Audience  string           `json:"aud"`
+	Subject   string           `json:"sub"`
+	ID        string           `json:"jti"`
+	IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
+	NotBefore *jwt.NumericDate `json:"nbf,omitempty"`
+	ExpiresAt *jwt.NumericDate `json:"exp"`
+}
+
+func (w *entryWire) GetExpirationTime() (*jwt.NumericDate, error) { return w.ExpiresAt, nil }
+func (w *entryWire) GetIssuedAt() (*jwt.NumericDate, error)       { return w.IssuedAt, nil }
+func (w *entryWire) GetNotBefore() (*jwt.NumericDate, error)      { return w.NotBefore, nil }
+func (w *entryWire) GetIssuer() (string, error)                   { return w.Issuer, nil }
+func (w *entryWire) GetSubject() (string, error)                  { return w.Subject, nil }
+func (w *entryWire) GetAudience() (jwt.ClaimStrings, error) {
+	return jwt.ClaimStrings{w.Audience}, nil
+}
+
+// Sign makes an entry token signed by the first key, with its kid in the
+// header. Ed25519 signatures are deterministic, so the same claims always give
+// the same token: the server can sign again on each read instead of storing it.
+//
+// Times go out in whole seconds: exp is rounded down and nbf up, so rounding
+// never lets a token be used outside the window it was signed for.
+// An empty Issuer takes the keyset's.
+func (ks *Keyset) Sign(c EntryClaims) (string, error) {
+	if len(ks.keys) == 0 {
+		return "", errors.New("token: sign: keyset has no keys")
+	}
+	if c.Issuer == "" {
+		c.Issuer = ks.Issuer
+	}
+	switch {
+	case ks.Issuer != "" && c.Issuer != ks.Issuer:
+		// Verify would refuse it, so fail here where the mistake is.
+		return "", fmt.Errorf("token: sign: issuer %q is not the keyset's %q", c.Issuer, ks.Issuer)
+	case c.Room == "":
+		return "", errors.New("token: sign: room is empty")
+	case c.Subject == "":
+		return "", errors.New("token: sign: subject is empty")
+	case c.TicketID == "":
+		return "", errors.New("token: sign: ticket id is empty")
+	case c.ExpiresAt.IsZero():
+		return "", errors.New("token: sign: entry tokens must expire")
+	}
+	w := entryWire{
+		Issuer:    c.Issuer,
+		Audience:  c.Room,
+		Subject:   c.Subject,
+		ID:        c.TicketID,
+		IssuedAt:  numericDate(c.IssuedAt, false),
+		NotBefore: numericDate(c.NotBefore, true),
+		ExpiresAt: numericDate(c.ExpiresAt, false),
+	}
+	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, &w)
+	t.Header["kid"] = ks.keys[0].kid
+	s, err := t.SignedString(ks.keys[0].priv)
+	if err != nil {
+		return "", fmt.Errorf("token: sign: %w", err)
+	}
+	return s, nil
+}
+
+// numericDate rounds t to a whole second, up when roundUp, or gives nil for
+// the zero time (claim left out).
+func numericDate(t time.Time, roundUp bool) *jwt.NumericDate {
+	if t.IsZero() {
+		return nil
+	}
+	sec := t.Unix() // floors, also before 1970
+	if roundUp && t.Nanosecond() != 0 {
+		sec++
+	}
+	return &jwt.NumericDate{Time: time.Unix(sec, 0).UTC()}
+}
+
+func timeOf(d *jwt.NumericDate) time.Time {
+	if d == nil {
+		return time.Time{}
+	}
+	return d.Time.UTC()
+}
+
+// Verify checks an entry token at now and returns its claims. Only EdDSA
+// under a kid of the keyset is accepted, with no leeway on exp and nbf, and
+// the issuer must match when the keyset has one. Errors wrap ErrMalformed,
+// ErrForged, ErrExpired or ErrNotYetValid.
+//
+// The room is not checked here: the caller compares Room with the room it serves.
+func (ks *Keyset) Verify(tok string, now time.Time) (EntryClaims, error) {
+	if err := checkAlphabet("verify", tok); err != nil {
+		return EntryClaims{}, err
+	}
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}),
+		jwt.WithTimeFunc(func() time.Time { return now }),
+		jwt.WithLeeway(0),
+		jwt.WithExpirationRequired(),
+		jwt.WithStrictDecoding(), // one signature, one spelling
+	}
+	if ks.Issuer != "" {
+		opts = append(opts, jwt.WithIssuer(ks.Issuer))
+	}
+	var w entryWire
+	_, err := jwt.ParseWithClaims(tok, &w, ks.keyfunc, opts...)
+	if err != nil {
+		return EntryClaims{}, classify("verify", err)
+	}
+	if w.Audience == "" || w.Subject == "" || w.ID == "" {
+		return EntryClaims{}, fmt.Errorf("token: verify: %w: aud, sub and jti are required", ErrMalformed)
+	}
+	return EntryClaims{
+		Issuer:    w.Issuer,
+		Room:      w.Audience,
+		Subject:   w.Subject,
+		TicketID:  w.ID,
+		IssuedAt:  timeOf(w.IssuedAt),
+		NotBefore: timeOf(w.NotBefore),
+		ExpiresAt: timeOf(w.ExpiresAt),
+	}, nil
+}
+
+var errUnknownKID = errors.New("unknown kid")
+
+func (ks *Keyset) keyfunc(t *jwt.Token) (any, error) {
+	kid, _ := t.Header["kid"].(string)
+	pub, ok := ks.lookup(kid)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", errUnknownKID, kid)
+	}
+	return pub, nil
+}
