@@ -1,6 +1,7 @@
 package token
 
 import (
+	"crypto/ed25519"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -13,7 +14,8 @@ import (
 func TestSignVerifyRoundTrip(t *testing.T) {
 	ks := mustKeyset(t, fixedKey("a"))
 	c := validClaims()
-	c.ExpiresAt = t0.Add(10*time.Minute + 900*time.Millisecond)
+	c.NotBefore = t0                                            // 12:00:00.25
+	c.ExpiresAt = t0.Add(10*time.Minute + 700*time.Millisecond) // 12:10:00.95
 	tok := mustSign(t, ks, c)
 
 	got, err := ks.Verify(tok, t0.Add(time.Second))
@@ -26,7 +28,7 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 		Subject:   c.Subject,
 		TicketID:  c.TicketID,
 		IssuedAt:  whole,
-		NotBefore: whole.Add(time.Second),           // rounded up
+		NotBefore: whole.Add(time.Second),      // rounded up
 		ExpiresAt: whole.Add(10 * time.Minute), // rounded down
 	}
 	if got != want {
@@ -92,11 +94,11 @@ func TestSignRefusesIncompleteClaims(t *testing.T) {
 	ks := mustKeyset(t, fixedKey("a"))
 	ks.Issuer = "https://wait.example"
 	for name, edit := range map[string]func(*EntryClaims){
-		"no room":         func(c *EntryClaims) { c.Room = "" },
-		"no subject":      func(c *EntryClaims) { c.Subject = "" },
-		"no ticket":       func(c *EntryClaims) { c.TicketID = "" },
-		"no expiry":       func(c *EntryClaims) { c.ExpiresAt = time.Time{} },
-		"foreign issuer":  func(c *EntryClaims) { c.Issuer = "https://other.example" },
+		"no room":        func(c *EntryClaims) { c.Room = "" },
+		"no subject":     func(c *EntryClaims) { c.Subject = "" },
+		"no ticket":      func(c *EntryClaims) { c.TicketID = "" },
+		"no expiry":      func(c *EntryClaims) { c.ExpiresAt = time.Time{} },
+		"foreign issuer": func(c *EntryClaims) { c.Issuer = "https://other.example" },
 	} {
 		t.Run(name, func(t *testing.T) {
 			c := validClaims()
@@ -131,16 +133,17 @@ func TestIssuer(t *testing.T) {
 	_, err = other.Verify(tok, t0)
 	wantReason(t, err, ErrForged, "forged")
 
+	// Like any required claim, a missing iss makes the token malformed.
 	noIss := mustSign(t, mustKeyset(t, key), validClaims())
 	_, err = ks.Verify(noIss, t0)
-	wantReason(t, err, ErrForged, "forged")
+	wantReason(t, err, ErrMalformed, "malformed")
 }
 
 func TestValidityWindow(t *testing.T) {
 	ks := mustKeyset(t, fixedKey("a"))
 	c := validClaims()
 	tok := mustSign(t, ks, c)
-	nbf := t0.Truncate(time.Second).Add(time.Second)
+	nbf := t0.Truncate(time.Second)
 	exp := t0.Truncate(time.Second).Add(10 * time.Minute)
 
 	for _, now := range []time.Time{nbf, exp.Add(-time.Nanosecond)} {
@@ -159,7 +162,7 @@ func TestValidityWindow(t *testing.T) {
 func TestVerifyRefuses(t *testing.T) {
 	key := fixedKey("a")
 	ks := mustKeyset(t, key)
-	pub := key.Public()
+	pub := key.Public().(ed25519.PublicKey)
 	good := mustSign(t, ks, validClaims())
 	parts := strings.Split(good, ".")
 	payload := map[string]any{"aud": "launch", "sub": "v:1", "jti": "t1", "exp": t0.Add(time.Hour).Unix()}
@@ -206,8 +209,8 @@ func TestVerifyRefuses(t *testing.T) {
 		{"no kid", signRaw(key, map[string]any{"alg": "EdDSA"}, payload), ErrForged, "forged"},
 		{"alg none", withHeader(jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, map[string]any{"kid": ks.KID()}), ErrForged, "forged"},
 		{"alg none, signature kept", strings.Replace(good, parts[0], base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","kid":"`+ks.KID()+`"}`)), 1), ErrForged, "forged"},
-		{"HS256 with the public key as secret", withHeader(jwt.SigningMethodHS256, []byte(pub.([]byte)), map[string]any{"kid": ks.KID()}), ErrForged, "forged"},
-		{"HS256 with the JWKS x as secret", withHeader(jwt.SigningMethodHS256, []byte(b64(pub.([]byte))), map[string]any{"kid": ks.KID()}), ErrForged, "forged"},
+		{"HS256 with the public key as secret", withHeader(jwt.SigningMethodHS256, []byte(pub), map[string]any{"kid": ks.KID()}), ErrForged, "forged"},
+		{"HS256 with the JWKS x as secret", withHeader(jwt.SigningMethodHS256, []byte(b64(pub)), map[string]any{"kid": ks.KID()}), ErrForged, "forged"},
 		{"unknown alg", signRaw(key, map[string]any{"alg": "Ed448", "kid": ks.KID()}, payload), ErrForged, "forged"},
 		{"empty", "", ErrMalformed, "malformed"},
 		{"garbage", "not a token", ErrMalformed, "malformed"},
@@ -215,6 +218,7 @@ func TestVerifyRefuses(t *testing.T) {
 		{"four segments", good + "." + parts[2], ErrMalformed, "malformed"},
 		{"bad base64 header", "!!!." + parts[1] + "." + parts[2], ErrMalformed, "malformed"},
 		{"header not JSON", base64.RawURLEncoding.EncodeToString([]byte("nope")) + "." + parts[1] + "." + parts[2], ErrMalformed, "malformed"},
+		{"non-canonical base64 in signature", loosePadding(good), ErrMalformed, "malformed"},
 		{"newline in signature", good[:sigStart+5] + "\n" + good[sigStart+5:], ErrMalformed, "malformed"},
 		{"padded signature", good + "==", ErrMalformed, "malformed"},
 		{"too long", good + strings.Repeat("A", maxTokenLen), ErrMalformed, "malformed"},

@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
@@ -51,7 +52,7 @@ func TestJWKSVerifiesThroughKeyfunc(t *testing.T) {
 	parse := func(tok string) error {
 		_, err := jwt.Parse(tok, k.Keyfunc,
 			jwt.WithValidMethods([]string{"EdDSA"}),
-			jwt.WithTimeFunc(func() jwt.NumericDate { return jwt.NumericDate{Time: t0} }.Time),
+			jwt.WithTimeFunc(func() time.Time { return t0.Add(time.Second) }),
 		)
 		return err
 	}
