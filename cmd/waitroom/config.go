@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// config is everything waitroom reads at start, from flags and their
+// WAITROOM_* environment twins (flags win).
+type config struct {
+	Addr       string
+	RedisURL   string
+	AdminToken string
+	SigningKey string
+	DataDir    string
+	PublicURL  string
+	LogFormat  string
+	LogLevel   string
+}
+
+// envName is a flag's environment twin: --redis-url → WAITROOM_REDIS_URL.
+func envName(flagName string) string {
+	return "WAITROOM_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("waitroom", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL (redis:// or rediss://; several hosts for a cluster, ?master=NAME for Sentinel); empty runs an in-process Redis-protocol server")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for the admin API; generated and printed in embedded mode when empty")
+	fs.StringVar(&c.SigningKey, "signing-key", "", "PEM file of Ed25519 signing keys (first signs); created when absent (default <data-dir>/signing-key.pem)")
+	fs.StringVar(&c.DataDir, "data-dir", "data", "directory for the signing key and local data")
+	fs.StringVar(&c.PublicURL, "public-url", "", "URL visitors reach this server at (default http://<addr>)")
+	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
+		fs.PrintDefaults()
+	}
+	// Environment first, so that flags given on the command line override it.
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if v := getenv(envName(f.Name)); v != "" && envErr == nil {
+			if err := f.Value.Set(v); err != nil {
+				envErr = fmt.Errorf("%s: %w", envName(f.Name), err)
+			}
+		}
+	})
+	if envErr != nil {
+		return c, envErr
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	var errs []error
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--addr %q: want host:port", c.Addr))
+	}
+	if c.RedisURL != "" {
+		if _, err := redisOptions(c.RedisURL); err != nil {
+			errs = append(errs, fmt.Errorf("--redis-url: %w", err))
+		}
+	}
+	if c.AdminToken != "" && len(c.AdminToken) < 16 {
+		errs = append(errs, errors.New("--admin-token: must be at least 16 characters"))
+	}
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("--data-dir: must not be empty"))
+	}
+	if c.SigningKey == "" {
+		c.SigningKey = filepath.Join(c.DataDir, "signing-key.pem")
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + c.Addr
+	} else if u, err := url.Parse(c.PublicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("--public-url %q: want an absolute http(s) URL", c.PublicURL))
+	}
+	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
+	}
+	return errors.Join(errs...)
+}
+
+// redisOptions turns a Redis URL into client options: one host is a single
+// server, several hosts (comma-separated) a cluster, ?master=NAME Sentinel.
+func redisOptions(raw string) (*redis.UniversalOptions, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("not a URL: %w", err)
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, fmt.Errorf("scheme %q: want redis:// or rediss://", u.Scheme)
+	}
+	hosts := strings.Split(u.Host, ",")
+	master := u.Query().Get("master")
+	q := u.Query()
+	q.Del("master")
+	u.RawQuery = q.Encode()
+	u.Host = hosts[0]
+	one, err := redis.ParseURL(u.String())
+	if err != nil {
+		return nil, err
+	}
+	addrs := []string{one.Addr}
+	for _, h := range hosts[1:] {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			return nil, fmt.Errorf("host %q: want host:port", h)
+		}
+		addrs = append(addrs, h)
+	}
+	return &redis.UniversalOptions{
+		Addrs: addrs, MasterName: master, DB: one.DB,
+		Username: one.Username, Password: one.Password, TLSConfig: one.TLSConfig,
+	}, nil
+}
+

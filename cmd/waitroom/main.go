@@ -1,0 +1,170 @@
+// Command waitroom runs the virtual waiting room.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+		if !errors.Is(err, errHelp) {
+			fmt.Fprintln(os.Stderr, "waitroom:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+var errHelp = errors.New("help requested")
+
+// run starts waitroom and blocks until ctx ends. ready, when not nil, hears
+// the listening address once the server takes requests (tests use it).
+func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(addr string)) error {
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		if strings.Contains(err.Error(), "help requested") {
+			return errHelp
+		}
+		return fmt.Errorf("config: %w", err)
+	}
+	log := newLogger(cfg, stderr)
+
+	rdb, embedded, err := openRedis(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = rdb.Close() }()
+	if embedded != nil {
+		defer embedded.Close()
+	}
+
+	keys, created, err := token.LoadOrCreate(cfg.SigningKey)
+	if err != nil {
+		return fmt.Errorf("signing key: %w", err)
+	}
+	keys.Issuer = cfg.PublicURL
+	if created {
+		log.Info("created a signing key; every server of one deployment must share it", "path", cfg.SigningKey, "kid", keys.KID())
+	}
+
+	if cfg.AdminToken == "" {
+		if embedded == nil {
+			return errors.New("config: --admin-token (WAITROOM_ADMIN_TOKEN) is required with a real Redis")
+		}
+		cfg.AdminToken = queue.RandomID()
+		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
+	}
+
+	store := queue.NewRedisStore(rdb, "wr:")
+	line := queue.NewLine(store, keys, queue.LineOptions{Logger: log})
+	if embedded != nil {
+		if err := seedDemoRoom(ctx, line); err != nil {
+			return err
+		}
+	}
+
+	srv := server.New(line, server.Config{
+		AdminToken: cfg.AdminToken,
+		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
+		Logger:     log,
+		Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+	})
+	mountShop(srv, cfg)
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	httpSrv := srv.HTTPServer(cfg.Addr)
+	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
+		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
+	g.Go(func() error {
+		<-gctx.Done()
+		log.Info("shutting down")
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		return httpSrv.Shutdown(sctx)
+	})
+	return g.Wait()
+}
+
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.LogLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openRedis connects to the configured Redis, or starts the in-process
+// Redis-protocol server when none is given.
+func openRedis(cfg config, log *slog.Logger) (redis.UniversalClient, io.Closer, error) {
+	if cfg.RedisURL == "" {
+		mr, err := startEmbeddedRedis()
+		if err != nil {
+			return nil, nil, fmt.Errorf("embedded redis: %w", err)
+		}
+		log.Warn("EMBEDDED MODE: no --redis-url given, so an in-process Redis-protocol server (miniredis) holds the line; data lives in memory and is lost on exit. Give --redis-url for production.",
+			"redis_addr", mr.Addr())
+		return redis.NewClient(&redis.Options{Addr: mr.Addr()}), closerFunc(mr.Close), nil
+	}
+	opts, err := redisOptions(cfg.RedisURL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("config: --redis-url: %w", err)
+	}
+	rdb := redis.NewUniversalClient(opts)
+	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
+	return rdb, nil, nil
+}
+
+type closerFunc func()
+
+func (f closerFunc) Close() error { f(); return nil }
+
+// seedDemoRoom creates the demo room of embedded mode unless it exists.
+func seedDemoRoom(ctx context.Context, line *queue.Line) error {
+	if _, err := line.Store().GetRoom(ctx, "demo"); err == nil {
+		return nil
+	}
+	s := queue.DefaultSettings()
+	s.Title = "Demo flash sale"
+	s.Message = "Thanks for waiting. We let shoppers in a few at a time so checkout stays fast for everyone."
+	s.TargetURL = "/shop"
+	if err := line.PutRoom(ctx, "demo", s); err != nil {
+		return fmt.Errorf("seed demo room: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,135 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// roomAdmin is what the admin room handlers need of the line.
+type roomAdmin interface {
+	PutRoom(ctx context.Context, room string, s queue.Settings) error
+	DeleteRoom(ctx context.Context, room string) error
+	Store() queue.Store
+	Now() time.Time
+}
+
+type roomJSON struct {
+	ID       string         `json:"id"`
+	Settings queue.Settings `json:"settings"`
+}
+
+// adminRoomParam validates the room id of an admin path: a bad id is a 400.
+func adminRoomParam(c echo.Context) (string, error) {
+	room := c.Param("room")
+	if !queue.ValidRoomID(room) {
+		return "", &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "room", Message: "room: must match [a-z0-9-]{1,64}"}
+	}
+	return room, nil
+}
+
+// handleListRooms: GET /admin/api/rooms
+func handleListRooms(line roomAdmin) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		ids, err := line.Store().ListRooms(ctx)
+		if err != nil {
+			return err
+		}
+		rooms := make([]roomJSON, 0, len(ids))
+		for _, id := range ids {
+			s, err := line.Store().GetRoom(ctx, id)
+			if errors.Is(err, queue.ErrRoomNotFound) {
+				continue // deleted meanwhile
+			}
+			if err != nil {
+				return err
+			}
+			rooms = append(rooms, roomJSON{ID: id, Settings: s})
+		}
+		return c.JSON(http.StatusOK, map[string]any{"rooms": rooms})
+	}
+}
+
+// handleGetRoom: GET /admin/api/rooms/:room answers the settings as PUT takes them.
+func handleGetRoom(line roomAdmin) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := adminRoomParam(c)
+		if err != nil {
+			return err
+		}
+		s, err := line.Store().GetRoom(c.Request().Context(), room)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, s)
+	}
+}
+
+// handlePutRoom: PUT /admin/api/rooms/:room creates or replaces a room; fields
+// left out take their defaults. The running loop picks it up within one tick.
+func handlePutRoom(line roomAdmin) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := adminRoomParam(c)
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(c.Request().Body)
+		if err != nil {
+			return err
+		}
+		s, err := queue.ParseSettings(data)
+		if err != nil {
+			return err
+		}
+		ctx := c.Request().Context()
+		_, getErr := line.Store().GetRoom(ctx, room)
+		if err := line.PutRoom(ctx, room, s); err != nil {
+			return err
+		}
+		status := http.StatusOK
+		if errors.Is(getErr, queue.ErrRoomNotFound) {
+			status = http.StatusCreated
+		}
+		return c.JSON(status, s)
+	}
+}
+
+// handleDeleteRoom: DELETE /admin/api/rooms/:room removes the room and its line.
+func handleDeleteRoom(line roomAdmin) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := adminRoomParam(c)
+		if err != nil {
+			return err
+		}
+		if err := line.DeleteRoom(c.Request().Context(), room); err != nil {
+			return err
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+}
+
+// handleRoomStats: GET /admin/api/rooms/:room/stats
+func handleRoomStats(line roomAdmin) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := adminRoomParam(c)
+		if err != nil {
+			return err
+		}
+		ctx := c.Request().Context()
+		if _, err := line.Store().GetRoom(ctx, room); err != nil {
+			return err
+		}
+		st, err := line.Store().Stats(ctx, room, line.Now())
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, st)
+	}
+}

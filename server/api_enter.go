@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// enterer is what the enter handler needs of the line.
+type enterer interface {
+	roomReader
+	tokenSigner
+	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
+}
+
+// handleEnter: POST /api/rooms/:room/enter {"user_token"?}
+func handleEnter(line enterer, ids identities) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := roomParam(c)
+		if err != nil {
+			return err
+		}
+		var body struct {
+			UserToken string `json:"user_token"`
+		}
+		if err := decodeBody(c, &body, true); err != nil {
+			return err
+		}
+		v, err := enter(c, line, ids, room, body.UserToken)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, v)
+	}
+}
+
+// enter is shared by the API and the waiting page.
+func enter(c echo.Context, line enterer, ids identities, room, userToken string) (ticketJSON, error) {
+	ctx := c.Request().Context()
+	s, err := line.Room(ctx, room)
+	if err != nil {
+		return ticketJSON{}, err
+	}
+	identity, err := ids.forEnter(c, s, userToken)
+	if err != nil {
+		return ticketJSON{}, err
+	}
+	t, s, err := line.Enter(ctx, room, identity)
+	if err != nil {
+		return ticketJSON{}, err
+	}
+	return newTicketJSON(line, t, &s)
+}
+
+func roomParam(c echo.Context) (string, error) {
+	room := c.Param("room")
+	if !queue.ValidRoomID(room) {
+		return "", errRoomNotFound
+	}
+	return room, nil
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/token"
+)
+
+// verifier is what the token handlers need of the line.
+type verifier interface {
+	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
+}
+
+type tokenBody struct {
+	Token string `json:"token"`
+	Room  string `json:"room"`
+}
+
+func readToken(c echo.Context) (tokenBody, error) {
+	var b tokenBody
+	if err := decodeBody(c, &b, false); err != nil {
+		return b, err
+	}
+	if b.Token == "" {
+		return b, &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "token", Message: "token: is required"}
+	}
+	return b, nil
+}
+
+// handleVerify: POST /api/tokens/verify {"token", "room"?} answers whether the
+// token's holder may check out now, and if not, why.
+func handleVerify(line verifier) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		b, err := readToken(c)
+		if err != nil {
+			return err
+		}
+		v, err := line.Verify(c.Request().Context(), b.Token, b.Room)
+		if err != nil {
+			return err
+		}
+		out := struct {
+			Valid     bool    `json:"valid"`
+			Room      string  `json:"room,omitempty"`
+			Sub       string  `json:"sub,omitempty"`
+			ExpiresAt *string `json:"expires_at"`
+			Reason    string  `json:"reason,omitempty"`
+		}{Valid: v.Valid, Reason: v.Reason}
+		if v.Valid {
+			exp := v.Claims.ExpiresAt.UTC().Format(time.RFC3339)
+			out.Room, out.Sub, out.ExpiresAt = v.Claims.Room, v.Claims.Subject, &exp
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+}
+
+// handleComplete: POST /api/rooms/:room/complete {"token"}: checkout is done,
+// the slot is freed at once and the token stops verifying.
+func handleComplete(line verifier) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := roomParam(c)
+		if err != nil {
+			return err
+		}
+		b, err := readToken(c)
+		if err != nil {
+			return err
+		}
+		v, err := line.Complete(c.Request().Context(), b.Token, room)
+		if err != nil {
+			return err
+		}
+		if !v.Valid {
+			status := http.StatusConflict
+			switch v.Reason {
+			case "malformed", "forged", "wrong_room":
+				status = http.StatusBadRequest
+			}
+			return &apiError{Status: status, Code: "token_" + v.Reason, Field: "token", Message: "token is not active: " + v.Reason}
+		}
+		return c.JSON(http.StatusOK, map[string]any{"completed": true, "room": room, "ticket": v.Claims.TicketID})
+	}
+}
+
+// handleJWKS: GET /.well-known/jwks.json, the public keys checkout verifies with.
+func handleJWKS(keys *token.Keyset) echo.HandlerFunc {
+	body := keys.JWKS()
+	return func(c echo.Context) error {
+		c.Response().Header().Set("Cache-Control", "public, max-age=300")
+		return c.Blob(http.StatusOK, "application/json", body)
+	}
+}

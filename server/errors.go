@@ -1,0 +1,112 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// apiError is what every JSON error body says: {"error": {"code", "message"}}.
+type apiError struct {
+	Status  int    `json:"-"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+func (e *apiError) Error() string { return e.Code + ": " + e.Message }
+
+func errorf(status int, code, message string) *apiError {
+	return &apiError{Status: status, Code: code, Message: message}
+}
+
+var (
+	errRoomNotFound   = errorf(http.StatusNotFound, "room_not_found", "no such room")
+	errTicketNotFound = errorf(http.StatusNotFound, "ticket_not_found", "no such ticket for this visitor")
+	errUnavailable    = errorf(http.StatusServiceUnavailable, "unavailable", "the waiting room cannot reach its store; retry shortly")
+)
+
+// toAPIError maps any error to the status and code the client should see.
+func toAPIError(err error) *apiError {
+	var ae *apiError
+	var fe *queue.FieldError
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &fe):
+		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: fe.Field, Message: fe.Error()}
+	case errors.Is(err, queue.ErrRoomNotFound):
+		return errRoomNotFound
+	case errors.Is(err, queue.ErrTicketNotFound):
+		return errTicketNotFound
+	case unavailable(err):
+		return errUnavailable
+	case errors.As(err, &he):
+		msg, _ := he.Message.(string)
+		if msg == "" {
+			msg = http.StatusText(he.Code)
+		}
+		code := strings.ToLower(strings.ReplaceAll(http.StatusText(he.Code), " ", "_"))
+		if he.Code == http.StatusRequestEntityTooLarge {
+			msg = "request body is larger than 64 KiB"
+		}
+		return &apiError{Status: he.Code, Code: code, Message: strings.ToLower(msg[:1]) + msg[1:]}
+	}
+	return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: "internal error"}
+}
+
+// unavailable reports whether err means Redis could not be reached.
+func unavailable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrClosed) ||
+		errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, context.DeadlineExceeded) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
+}
+
+// errorHandler answers every failed request with the JSON error shape (or,
+// for pages, the page renderer's choice), never a stack trace.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	ae := toAPIError(err)
+	if ae.Status >= 500 && !errors.Is(err, context.Canceled) {
+		s.log.Warn("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", ae.Status, "err", err)
+	}
+	if ae.Status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", "2")
+	}
+	if ae.Status == http.StatusUnauthorized {
+		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="waitroom"`)
+	}
+	if s.pageError != nil && wantsPage(c) {
+		if perr := s.pageError(c, ae.Status, ae.Message); perr == nil {
+			return
+		}
+	}
+	if c.Request().Method == http.MethodHead {
+		_ = c.NoContent(ae.Status)
+		return
+	}
+	if werr := c.JSON(ae.Status, map[string]*apiError{"error": ae}); werr != nil {
+		s.log.Debug("write error response", "err", werr)
+	}
+}
+
+// wantsPage reports whether a failed request was for an HTML page, not the API.
+func wantsPage(c echo.Context) bool {
+	p := c.Request().URL.Path
+	return !strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/admin/api/") && !strings.HasPrefix(p, "/.well-known/")
+}
+

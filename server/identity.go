@@ -1,0 +1,94 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/token"
+)
+
+// visitorCookie holds the visitor's random 128-bit id: the identity of a
+// shopper without a login.
+const visitorCookie = "wr_vid"
+
+// identities resolves who is asking: a shop's user token (HS256, signed with
+// the room's user_secret) or the visitor cookie the server sets.
+type identities struct {
+	secure bool // cookies only over HTTPS when the public URL is https
+	now    func() time.Time
+}
+
+// roomReader is the narrow view identities need of the line.
+type roomReader interface {
+	Room(ctx context.Context, room string) (queue.Settings, error)
+}
+
+// fromUserToken returns "u:<sub>" for a valid user token, or a 400 error.
+func (ids identities) fromUserToken(s queue.Settings, userToken string) (string, error) {
+	if s.UserSecret == "" {
+		return "", &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "user_token", Message: "user_token: this room does not take user tokens"}
+	}
+	sub, err := token.ParseUserToken(userToken, s.UserSecret, ids.now())
+	if err != nil {
+		return "", &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "user_token", Message: "user_token: " + token.Reason(err)}
+	}
+	return "u:" + sub, nil
+}
+
+// forEnter returns the identity to enter with, setting a visitor cookie when
+// the visitor has none.
+func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken string) (string, error) {
+	if userToken == "" {
+		userToken = bearer(c)
+	}
+	if userToken != "" {
+		return ids.fromUserToken(s, userToken)
+	}
+	if v := visitorID(c); v != "" {
+		return "v:" + v, nil
+	}
+	v := queue.RandomID()
+	c.SetCookie(&http.Cookie{
+		Name: visitorCookie, Value: v, Path: "/", MaxAge: 86400, HttpOnly: true,
+		Secure: ids.secure, SameSite: http.SameSiteLaxMode,
+	})
+	return "v:" + v, nil
+}
+
+// forRead returns the identity of a request that reads or changes a ticket,
+// or "" when it has none (so every ticket is foreign to it).
+func (ids identities) forRead(c echo.Context, s queue.Settings) (string, error) {
+	if t := bearer(c); t != "" {
+		return ids.fromUserToken(s, t)
+	}
+	if v := visitorID(c); v != "" {
+		return "v:" + v, nil
+	}
+	return "", nil
+}
+
+func visitorID(c echo.Context) string {
+	ck, err := c.Cookie(visitorCookie)
+	if err != nil || len(ck.Value) != 32 {
+		return ""
+	}
+	for _, r := range ck.Value {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
+			return ""
+		}
+	}
+	return ck.Value
+}
+
+func bearer(c echo.Context) string {
+	h := c.Request().Header.Get(echo.HeaderAuthorization)
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return ""
+}

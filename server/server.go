@@ -1,0 +1,95 @@
+// Package server is waitroom's HTTP side: the JSON API, pages and push.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// Config is what the server needs beyond the line.
+type Config struct {
+	AdminToken string
+	// Secure marks cookies Secure: the public URL is https.
+	Secure bool
+	Logger *slog.Logger
+	// Ping checks that Redis answers, for /readyz.
+	Ping func(ctx context.Context) error
+}
+
+// Server routes requests to handlers.
+type Server struct {
+	e    *echo.Echo
+	line *queue.Line
+	log  *slog.Logger
+	// pageError renders an error as a page for browser routes; nil until pages exist.
+	pageError func(c echo.Context, status int, message string) error
+}
+
+type pingFunc func(ctx context.Context) error
+
+func (f pingFunc) Ping(ctx context.Context) error { return f(ctx) }
+
+// New builds the server and its one route table.
+func New(line *queue.Line, cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Ping == nil {
+		cfg.Ping = func(context.Context) error { return nil }
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	s := &Server{e: e, line: line, log: cfg.Logger}
+	e.HTTPErrorHandler = s.errorHandler
+	e.Use(middleware.Recover())
+	e.Use(middleware.BodyLimit("64K"))
+
+	ids := identities{secure: cfg.Secure, now: line.Now}
+
+	e.GET("/healthz", handleHealthz)
+	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
+	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
+
+	api := e.Group("/api")
+	api.POST("/rooms/:room/enter", handleEnter(line, ids))
+	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids))
+	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids))
+	api.POST("/rooms/:room/complete", handleComplete(line))
+	api.POST("/tokens/verify", handleVerify(line))
+
+	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken))
+	admin.GET("/rooms", handleListRooms(line))
+	admin.GET("/rooms/:room", handleGetRoom(line))
+	admin.PUT("/rooms/:room", handlePutRoom(line))
+	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
+	admin.GET("/rooms/:room/stats", handleRoomStats(line))
+
+	e.RouteNotFound("/*", func(c echo.Context) error {
+		return errorf(http.StatusNotFound, "not_found", "no such endpoint")
+	})
+	return s
+}
+
+// Echo exposes the router so callers can mount more routes (the demo shop).
+func (s *Server) Echo() *echo.Echo { return s.e }
+
+// ServeHTTP makes the server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }
+
+// HTTPServer returns an http.Server for addr with timeouts that suit short
+// API calls; push streams set their own per-write deadlines.
+func (s *Server) HTTPServer(addr string) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           s,
+		ReadHeaderTimeout: 5 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+}

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"net/url"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// ticketJSON is the one ticket shape: enter, status and every push message.
+type ticketJSON struct {
+	Room         string  `json:"room"`
+	Ticket       string  `json:"ticket"`
+	State        string  `json:"state"`
+	Position     int64   `json:"position"`
+	Waiting      int64   `json:"waiting"`
+	ETAS         int64   `json:"eta_s"`
+	NextUpdateMS int64   `json:"next_update_ms"`
+	Token        *string `json:"token"`
+	OrderableAt  *string `json:"orderable_at"`
+	RedirectURL  *string `json:"redirect_url"`
+	Paused       bool    `json:"paused"`
+}
+
+// tokenSigner is what a ticket view needs of the line.
+type tokenSigner interface {
+	Token(t queue.Ticket) (string, error)
+}
+
+func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJSON, error) {
+	v := ticketJSON{
+		Room: t.Room, Ticket: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
+		Paused: s.Paused,
+	}
+	switch t.State {
+	case queue.StateWaiting:
+		v.ETAS = int64(queue.ETA(t, s).Round(time.Second) / time.Second)
+		v.NextUpdateMS = s.TierInterval(t.Position).Milliseconds()
+	case queue.StateAdmitted:
+		tok, err := sig.Token(t)
+		if err != nil {
+			return ticketJSON{}, err
+		}
+		at := t.OrderableAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		redirect := withToken(s.TargetURL, tok)
+		v.Token, v.OrderableAt, v.RedirectURL = &tok, &at, &redirect
+		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
+	default:
+		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
+	}
+	return v, nil
+}
+
+// withToken adds wr_token to the target URL, keeping its own query.
+func withToken(target, tok string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	q := u.Query()
+	q.Set("wr_token", tok)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
