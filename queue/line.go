@@ -60,17 +60,20 @@ func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 		l.log = slog.Default()
 	}
 	if l.jitter == nil {
-		l.jitter = func(max time.Duration) time.Duration {
-			if max <= 0 {
-				return 0
-			}
-			return time.Duration(mrand.Int64N(int64(max)))
-		}
+		l.jitter = DefaultJitter
 	}
 	if l.newID == nil {
 		l.newID = RandomID
 	}
 	return l
+}
+
+// DefaultJitter is a uniform random delay in [0, max).
+func DefaultJitter(max time.Duration) time.Duration {
+	if max <= 0 {
+		return 0
+	}
+	return time.Duration(mrand.Int64N(int64(max)))
 }
 
 // RandomID returns 128 random bits as hex.

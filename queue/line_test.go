@@ -1,0 +1,454 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+)
+
+var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+type fixture struct {
+	line  *queue.Line
+	store *queue.RedisStore
+	clock *clockwork.FakeClock
+	keys  *token.Keyset
+}
+
+// newFixture gives a line on the shared real Redis, with its own key prefix,
+// a fake clock and a jitter that is fixed unless the test sets one.
+func newFixture(t *testing.T, prefix string, jitter func(time.Duration) time.Duration) *fixture {
+	t.Helper()
+	srv := redistest.Shared(t)
+	if prefix == "" {
+		prefix = redistest.Prefix(t)
+	}
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys.Issuer = "http://waitroom.test"
+	clock := clockwork.NewFakeClockAt(t0)
+	if jitter == nil {
+		jitter = func(max time.Duration) time.Duration { return max / 2 }
+	}
+	store := queue.NewRedisStore(srv.Client(t), prefix)
+	return &fixture{
+		line:  queue.NewLine(store, keys, queue.LineOptions{Clock: clock, Jitter: jitter}),
+		store: store, clock: clock, keys: keys,
+	}
+}
+
+func (f *fixture) room(t *testing.T, name string, edit func(*queue.Settings)) queue.Settings {
+	t.Helper()
+	s := queue.DefaultSettings()
+	if edit != nil {
+		edit(&s)
+	}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.line.PutRoom(context.Background(), name, s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f *fixture) enter(t *testing.T, room, who string) queue.Ticket {
+	t.Helper()
+	tk, _, err := f.line.Enter(context.Background(), room, who)
+	if err != nil {
+		t.Fatalf("enter %s: %v", who, err)
+	}
+	return tk
+}
+
+func (f *fixture) status(t *testing.T, room string, tk queue.Ticket) queue.Ticket {
+	t.Helper()
+	got, _, err := f.line.Status(context.Background(), room, tk.ID, tk.Identity)
+	if err != nil {
+		t.Fatalf("status %s: %v", tk.ID, err)
+	}
+	return got
+}
+
+func (f *fixture) tick(t *testing.T, room string) queue.TickResult {
+	t.Helper()
+	s, err := f.line.Room(context.Background(), room)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := f.line.Tick(context.Background(), room, &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// fill makes the line non-empty so later entries cannot take the fast track.
+func (f *fixture) blockFastTrack(t *testing.T, room string) {
+	t.Helper()
+	s, _ := f.line.Room(context.Background(), room)
+	for i := int64(0); i < s.BatchSize; i++ {
+		f.enter(t, room, fmt.Sprintf("v:fast-%d", i))
+	}
+}
+
+func TestEnterIsIdempotentAcrossTabs(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", nil)
+	f.blockFastTrack(t, "sale")
+	a := f.enter(t, "sale", "v:alice")
+	b := f.enter(t, "sale", "v:alice")
+	if a.ID != b.ID || a.Seq != b.Seq || b.Position != a.Position {
+		t.Fatalf("second tab got %+v, first %+v", b, a)
+	}
+	if a.State != queue.StateWaiting || a.Position != 1 {
+		t.Fatalf("alice: state %s position %d, want waiting at 1", a.State, a.Position)
+	}
+	other := f.enter(t, "sale", "v:bob")
+	if other.ID == a.ID || other.Position != 2 {
+		t.Fatalf("bob: %+v", other)
+	}
+}
+
+func TestFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 3 })
+	var states []string
+	for i := 0; i < 5; i++ {
+		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:%d", i)).State)
+	}
+	want := []string{"admitted", "admitted", "admitted", "waiting", "waiting"}
+	if fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Fatalf("burst into an empty room: %v, want %v", states, want)
+	}
+	// Next tick: the budget is new, but people wait, so a newcomer queues behind them.
+	f.clock.Advance(200 * time.Millisecond)
+	late := f.enter(t, "sale", "v:late")
+	if late.State != queue.StateWaiting || late.Position != 3 {
+		t.Fatalf("newcomer while others wait: %s at %d, want waiting at 3", late.State, late.Position)
+	}
+	r := f.tick(t, "sale")
+	if len(r.Admitted) != 3 || r.Admitted[2] != late.ID {
+		t.Fatalf("tick admitted %v, want the two waiters then the newcomer", r.Admitted)
+	}
+}
+
+func TestFIFOUnderConcurrentEntries(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 50; s.Capacity = 2000; s.Paused = true })
+	const n = 1000
+	tickets := make([]queue.Ticket, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			tk, _, err := f.line.Enter(context.Background(), "sale", fmt.Sprintf("v:%04d", i))
+			tickets[i] = tk
+			errs <- err
+		}(i)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Entry order is the Redis sequence; positions must be exactly that order.
+	sort.Slice(tickets, func(i, j int) bool { return tickets[i].Seq < tickets[j].Seq })
+	for i, tk := range tickets {
+		if tk.Seq != int64(i+1) {
+			t.Fatalf("sequence has a gap or a repeat at %d: %d", i, tk.Seq)
+		}
+		if got := f.status(t, "sale", tk); got.Position != int64(i+1) {
+			t.Fatalf("ticket with seq %d at position %d", tk.Seq, got.Position)
+		}
+	}
+	s := f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 50; s.Capacity = 2000 })
+	var admitted []string
+	for len(admitted) < n {
+		f.clock.Advance(time.Duration(s.BatchIntervalMS) * time.Millisecond)
+		r := f.tick(t, "sale")
+		if len(r.Admitted) == 0 {
+			t.Fatalf("tick admitted nobody with %d left", n-len(admitted))
+		}
+		admitted = append(admitted, r.Admitted...)
+	}
+	for i, id := range admitted {
+		if id != tickets[i].ID {
+			t.Fatalf("admission %d is %s, want %s (entry order)", i, id, tickets[i].ID)
+		}
+	}
+}
+
+func TestCapacityAndPaceAreNeverExceeded(t *testing.T) {
+	f := newFixture(t, "", nil)
+	s := f.room(t, "sale", func(s *queue.Settings) { s.Capacity = 25; s.BatchSize = 10; s.SessionTTLS = 2 })
+	f.blockFastTrack(t, "sale")
+	for i := 0; i < 200; i++ {
+		f.enter(t, "sale", fmt.Sprintf("v:w%03d", i))
+	}
+	interval := time.Duration(s.BatchIntervalMS) * time.Millisecond
+	total := 0
+	for step := 0; step < 60; step++ {
+		f.clock.Advance(interval)
+		r := f.tick(t, "sale")
+		if len(r.Admitted) > int(s.BatchSize) {
+			t.Fatalf("tick %d admitted %d > batch size %d", step, len(r.Admitted), s.BatchSize)
+		}
+		total += len(r.Admitted)
+		st, err := f.store.Stats(context.Background(), "sale", f.clock.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Active > s.Capacity {
+			t.Fatalf("tick %d: %d active > capacity %d", step, st.Active, s.Capacity)
+		}
+	}
+	// 60 ticks of 200 ms = 12 s with 2 s sessions: slots were reclaimed and reused.
+	if total <= int(s.Capacity) {
+		t.Fatalf("only %d admitted: expired slots were not reclaimed", total)
+	}
+}
+
+func TestPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 4 })
+	for i := 0; i < 3; i++ {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
+			t.Fatalf("entry %d not fast-tracked", i)
+		}
+	}
+	for i := 3; i < 10; i++ {
+		f.enter(t, "sale", fmt.Sprintf("v:%d", i)) // the 4th is fast-tracked, then the line forms
+	}
+	if r := f.tick(t, "sale"); len(r.Admitted) != 0 {
+		t.Fatalf("same interval: tick admitted %d on top of 4 fast-tracked", len(r.Admitted))
+	}
+	f.clock.Advance(200 * time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 4 {
+		t.Fatalf("next interval admitted %d, want 4", len(r.Admitted))
+	}
+}
+
+func TestJitterSpreadsOrderableAt(t *testing.T) {
+	f := newFixture(t, "", queue.DefaultJitter)
+	s := f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 100; s.Capacity = 1000; s.JitterMS = 1000; s.Paused = true })
+	var tickets []queue.Ticket
+	for i := 0; i < 500; i++ {
+		tickets = append(tickets, f.enter(t, "sale", fmt.Sprintf("v:%d", i)))
+	}
+	s.Paused = false
+	f.room(t, "sale", func(x *queue.Settings) { *x = s })
+	for i := 0; i < 5; i++ {
+		f.clock.Advance(200 * time.Millisecond)
+		f.tick(t, "sale")
+	}
+	lo, hi := time.Hour, time.Duration(0)
+	for _, tk := range tickets {
+		got := f.status(t, "sale", tk)
+		if got.State != queue.StateAdmitted {
+			t.Fatalf("ticket %s %s", tk.ID, got.State)
+		}
+		d := got.OrderableAt.Sub(got.AdmittedAt)
+		if d < 0 || d >= time.Second {
+			t.Fatalf("jitter %v outside [0, 1s)", d)
+		}
+		lo, hi = min(lo, d), max(hi, d)
+		if want := got.OrderableAt.Add(time.Duration(s.SessionTTLS) * time.Second); !got.ExpiresAt.Equal(want) {
+			t.Fatalf("expires %v, want orderable + ttl %v", got.ExpiresAt, want)
+		}
+	}
+	if lo > 50*time.Millisecond || hi < 950*time.Millisecond {
+		t.Fatalf("500 jitters span only [%v, %v]: not spread over [0, 1s)", lo, hi)
+	}
+}
+
+func TestAbandonedWaitersLoseTheirPlace(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = true })
+	ghost := f.enter(t, "sale", "v:ghost")
+	live := f.enter(t, "sale", "v:live")
+	if live.Position != 2 {
+		t.Fatalf("live at %d", live.Position)
+	}
+	for i := 0; i < 4; i++ { // 40 s: the live waiter polls every 10 s, the ghost never
+		f.clock.Advance(10 * time.Second)
+		f.status(t, "sale", live)
+		f.tick(t, "sale")
+	}
+	if got := f.status(t, "sale", live); got.Position != 1 {
+		t.Fatalf("live waiter at %d after the ghost left, want 1", got.Position)
+	}
+	got := f.status(t, "sale", ghost)
+	if got.State != queue.StateExpired || got.Reason != "abandoned" {
+		t.Fatalf("ghost: %s (%s), want expired (abandoned)", got.State, got.Reason)
+	}
+	if again := f.enter(t, "sale", "v:ghost"); again.ID == ghost.ID || again.Position != 2 {
+		t.Fatalf("ghost re-entering: %+v, want a new ticket at the back", again)
+	}
+	st, _ := f.store.Stats(context.Background(), "sale", f.clock.Now())
+	if st.AbandonedTotal != 1 {
+		t.Fatalf("abandoned_total %d", st.AbandonedTotal)
+	}
+}
+
+func TestPositionNeverGoesUp(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 2 })
+	f.blockFastTrack(t, "sale")
+	var mine queue.Ticket
+	for i := 0; i < 30; i++ {
+		tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i))
+		if i == 20 {
+			mine = tk
+		}
+	}
+	last := mine.Position
+	for step := 0; step < 40; step++ {
+		f.clock.Advance(200 * time.Millisecond)
+		f.tick(t, "sale")
+		f.enter(t, "sale", fmt.Sprintf("v:late%d", step)) // people keep arriving behind
+		got := f.status(t, "sale", mine)
+		if got.State == queue.StateAdmitted {
+			return
+		}
+		if got.Position > last {
+			t.Fatalf("position went up from %d to %d", last, got.Position)
+		}
+		last = got.Position
+	}
+	t.Fatal("never admitted")
+}
+
+func TestLeaveFreesThePlace(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
+	a := f.enter(t, "sale", "v:a")
+	b := f.enter(t, "sale", "v:b")
+	if err := f.line.Leave(context.Background(), "sale", a.ID, "v:b"); err != queue.ErrTicketNotFound {
+		t.Fatalf("leaving someone else's ticket: %v", err)
+	}
+	if err := f.line.Leave(context.Background(), "sale", a.ID, "v:a"); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.status(t, "sale", b); got.Position != 1 {
+		t.Fatalf("b at %d after a left", got.Position)
+	}
+}
+
+func TestStatusIsOnlyForTheOwner(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", nil)
+	a := f.enter(t, "sale", "v:a")
+	if _, _, err := f.line.Status(context.Background(), "sale", a.ID, "v:mallory"); err != queue.ErrTicketNotFound {
+		t.Fatalf("foreign read: %v", err)
+	}
+}
+
+func TestClosedRoomAnswersClosed(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { end := t0.Add(time.Minute); s.EndsAt = &end })
+	if tk := f.enter(t, "sale", "v:a"); tk.State != queue.StateAdmitted {
+		t.Fatalf("before ends_at: %s", tk.State)
+	}
+	f.clock.Advance(time.Minute)
+	if tk := f.enter(t, "sale", "v:b"); tk.State != queue.StateClosed {
+		t.Fatalf("after ends_at: %s", tk.State)
+	}
+}
+
+func TestActivationOffAdmitsEveryoneAtOnce(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 1 })
+	for i := 0; i < 20; i++ {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
+			t.Fatalf("entry %d: %s", i, tk.State)
+		}
+	}
+}
+
+func TestPausedRoomKeepsPlacesAndAdmitsNobody(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
+	a := f.enter(t, "sale", "v:a")
+	if a.State != queue.StateWaiting {
+		t.Fatalf("paused room fast-tracked: %s", a.State)
+	}
+	f.clock.Advance(time.Second)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 0 {
+		t.Fatalf("paused room admitted %v", r.Admitted)
+	}
+	f.room(t, "sale", nil)
+	f.clock.Advance(200 * time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 1 {
+		t.Fatalf("resumed room admitted %v", r.Admitted)
+	}
+}
+
+func TestTwoServersAdmitEachSlotOnce(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	a := newFixture(t, prefix, nil)
+	b := newFixture(t, prefix, nil)
+	s := a.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 7; s.Capacity = 50; s.Paused = true })
+	for i := 0; i < 100; i++ {
+		a.enter(t, "sale", fmt.Sprintf("v:%d", i))
+	}
+	s.Paused = false
+	a.room(t, "sale", func(x *queue.Settings) { *x = s })
+	seen := map[string]bool{}
+	for step := 0; step < 20; step++ {
+		a.clock.Advance(200 * time.Millisecond)
+		b.clock.Advance(200 * time.Millisecond)
+		var ra, rb queue.TickResult
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); ra = a.tick(t, "sale") }()
+		go func() { defer wg.Done(); rb = b.tick(t, "sale") }()
+		wg.Wait()
+		got := append(ra.Admitted, rb.Admitted...)
+		if len(got) > int(s.BatchSize) {
+			t.Fatalf("tick %d: two servers admitted %d > batch %d", step, len(got), s.BatchSize)
+		}
+		for _, id := range got {
+			if seen[id] {
+				t.Fatalf("ticket %s admitted twice", id)
+			}
+			seen[id] = true
+		}
+	}
+	if len(seen) != 50 {
+		t.Fatalf("admitted %d, want capacity 50", len(seen))
+	}
+}
+
+func TestSettingsChangesApplyWithinOneTick(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 2 })
+	f.blockFastTrack(t, "sale")
+	for i := 0; i < 50; i++ {
+		f.enter(t, "sale", fmt.Sprintf("v:%d", i))
+	}
+	f.clock.Advance(200 * time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 2 {
+		t.Fatalf("admitted %d, want 2", len(r.Admitted))
+	}
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 9 })
+	f.clock.Advance(200 * time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 9 {
+		t.Fatalf("after the change admitted %d, want 9", len(r.Admitted))
+	}
+}

@@ -1,0 +1,41 @@
+package redistest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+)
+
+var fallbackLogged sync.Once
+
+// fallback reports whether to use miniredis because redis-server is missing.
+// Where a real server is required it fails the test instead, so CI never
+// passes on the weaker fallback by accident.
+func fallback(tb testing.TB) bool {
+	tb.Helper()
+	_, lookErr := exec.LookPath(redisServer)
+	use, err := decide(lookErr, os.Getenv)
+	if err != nil {
+		tb.Fatalf("redistest: %v", err)
+	}
+	if use {
+		fallbackLogged.Do(func() {
+			tb.Logf("redistest: %s is not on PATH, so tests run against in-process miniredis, "+
+				"which lacks some commands and real crashes; install redis-server to test for real", redisServer)
+		})
+	}
+	return use
+}
+
+// decide turns the PATH lookup and the environment into a choice.
+func decide(lookErr error, getenv func(string) string) (bool, error) {
+	if lookErr == nil {
+		return false, nil
+	}
+	if getenv("CI") != "" || getenv("WAITROOM_REQUIRE_REDIS") == "1" {
+		return false, fmt.Errorf("redis-server is required in CI: apt-get install redis-server (%v)", lookErr)
+	}
+	return true, nil
+}

@@ -1,0 +1,182 @@
+package push
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// maxParallelFetch bounds the rooms fetched at once within one tick.
+const maxParallelFetch = 8
+
+// batch is one Fetch call: tickets of one room, each with whether its
+// update is pushed regardless of the tier throttle.
+type batch struct {
+	room    string
+	tickets []string
+	force   []bool
+}
+
+func (b *batch) add(ticket string, force bool) {
+	b.tickets = append(b.tickets, ticket)
+	b.force = append(b.force, force)
+}
+
+// Run is the hub's loop: each Tick it fetches the due tickets, one Fetch per
+// room, and between ticks it serves Notify and NotifyRoom. Ticks and notices
+// share this one goroutine so an older read never overtakes a newer one (a
+// stale "waiting" after "admitted"). It returns nil when ctx ends.
+func (h *Hub) Run(ctx context.Context) error {
+	if !h.running.CompareAndSwap(false, true) {
+		return errors.New("push: run: already running")
+	}
+	defer h.running.Store(false)
+	t := h.clock.NewTicker(h.o.Tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.Chan():
+			now := h.clock.Now()
+			h.fetchAll(ctx, h.due(now), now)
+			if h.onTick != nil {
+				h.onTick()
+			}
+		case n := <-h.notices:
+			h.fetchAll(ctx, h.coalesce(n), h.clock.Now())
+		}
+	}
+}
+
+// due collects, per room, the tickets whose slot has come, and closes
+// connections whose final-state grace is over.
+func (h *Hub) due(now time.Time) []batch {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.finals {
+		if now.Sub(c.finalAt) >= h.o.FinalGrace {
+			c.kick(websocket.StatusNormalClosure, reasonDone, nil)
+			delete(h.finals, c)
+		}
+	}
+	var out []batch
+	for id, r := range h.rooms {
+		b := batch{room: id}
+		for tid, t := range r.tickets {
+			force := r.force || t.force
+			if !force && now.Before(t.next) {
+				continue
+			}
+			b.add(tid, force)
+			t.force = false
+			// Provisional: if the fetch fails, retry at the next slot, not every tick.
+			t.next = now.Add(h.slot(t))
+		}
+		r.force = false
+		if len(b.tickets) > 0 {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// fetchAll runs the batches, several rooms at once, and returns when all
+// were applied.
+func (h *Hub) fetchAll(ctx context.Context, batches []batch, now time.Time) {
+	if len(batches) == 1 {
+		h.fetch(ctx, batches[0], now)
+		return
+	}
+	sem := make(chan struct{}, maxParallelFetch)
+	var wg sync.WaitGroup
+	for _, b := range batches {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			h.fetch(ctx, b, now)
+		})
+	}
+	wg.Wait()
+}
+
+func (h *Hub) fetch(ctx context.Context, b batch, now time.Time) {
+	ctx, cancel := context.WithTimeout(ctx, h.o.WriteTimeout)
+	defer cancel()
+	h.fetches.Add(1)
+	ups, err := h.f.Fetch(ctx, b.room, b.tickets)
+	if err != nil {
+		h.fetchErrors.Add(1)
+		// A canceled Run is shutting down, not failing.
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			h.log.Warn("push: fetch", "room", b.room, "tickets", len(b.tickets), "err", err)
+		}
+		return
+	}
+	if len(ups) != len(b.tickets) {
+		h.log.Error("push: fetch returned wrong count", "room", b.room, "want", len(b.tickets), "got", len(ups))
+	}
+	h.apply(b, ups, now)
+}
+
+// apply fans each update out to the ticket's connections and sets its next
+// fetch. It holds the hub lock but never blocks: a full queue kicks.
+func (h *Hub) apply(b batch, ups []Update, now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[b.room]
+	if r == nil {
+		return
+	}
+	for i, u := range ups[:min(len(ups), len(b.tickets))] {
+		id := b.tickets[i]
+		if u.Ticket != "" && u.Ticket != id {
+			h.log.Error("push: fetch returned tickets out of order", "room", b.room, "want", id, "got", u.Ticket)
+			continue
+		}
+		t := r.tickets[id]
+		if t == nil {
+			continue // every connection left while fetching
+		}
+		t.state, t.interval = u.State, u.Interval
+		t.next = now.Add(h.slot(t))
+		for c := range t.clients {
+			if c.kicked() {
+				continue
+			}
+			switch decide(c, u, now, b.force[i]) {
+			case send:
+				h.enqueue(c, u, now)
+			case later:
+				// Come back when this connection may have its next update.
+				t.next = minTime(t.next, c.lastSentAt.Add(u.Interval))
+			}
+		}
+	}
+}
+
+func (h *Hub) enqueue(c *client, u Update, now time.Time) {
+	select {
+	case c.queue <- u.Payload:
+		c.lastSent, c.lastSentAt = u.Payload, now
+		if final(u.State) && c.finalAt.IsZero() {
+			c.finalAt = now
+			h.finals[c] = struct{}{}
+		}
+	default:
+		if c.kick(websocket.StatusTryAgainLater, reasonSlow, ErrSlow) {
+			h.slow.Add(1)
+			h.log.Info("push: slow client disconnected", "room", c.room, "transport", c.tr.Name())
+		}
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
