@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -91,7 +92,7 @@ func (c *client) run(ctx context.Context, h *Hub) error {
 			err := c.tr.WriteMessage(wctx, msg)
 			cancel()
 			if err != nil {
-				return c.failed(fmt.Errorf("push: write %s: %w", c.tr.Name(), err))
+				return c.failed(ctx, fmt.Errorf("push: write %s: %w", c.tr.Name(), err))
 			}
 			h.sent.Add(1)
 		case <-ping.Chan():
@@ -99,18 +100,22 @@ func (c *client) run(ctx context.Context, h *Hub) error {
 			err := c.tr.Ping(pctx)
 			cancel()
 			if err != nil {
-				return c.failed(fmt.Errorf("push: ping %s: %w", c.tr.Name(), err))
+				return c.failed(ctx, fmt.Errorf("push: ping %s: %w", c.tr.Name(), err))
 			}
 		}
 	}
 }
 
 // failed reports why a write failed: when the client was kicked meanwhile,
-// closing the transport is what broke the write.
-func (c *client) failed(err error) error {
+// closing the transport is what broke the write, and a peer that left
+// mid-write is a normal end. A write that timed out stays an error.
+func (c *client) failed(ctx context.Context, err error) error {
 	if c.kicked() {
 		<-c.closed
 		return c.err
+	}
+	if ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return nil
 	}
 	return err
 }

@@ -14,7 +14,7 @@ type notice struct {
 
 // Notify asks for tickets of room to be fetched and pushed now rather than at
 // their next tier slot, typically because they were just admitted. It never
-// blocks; tickets with no connection on this hub are ignored, so it is fine
+// waits for the hub's loop; tickets with no connection on this hub are ignored, so it is fine
 // to call it on every instance from a pub/sub fan-out.
 func (h *Hub) Notify(room string, tickets []string) {
 	if len(tickets) == 0 {
@@ -29,7 +29,7 @@ func (h *Hub) Notify(room string, tickets []string) {
 }
 
 // NotifyRoom pushes every connection of room at once, e.g. after its
-// settings changed. It never blocks.
+// settings changed. It never waits for the hub's loop.
 func (h *Hub) NotifyRoom(room string) {
 	n := notice{room: room, all: true}
 	select {
