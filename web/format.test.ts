@@ -1,0 +1,53 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { countdownText, etaWords, secondsLeft } from "./format";
+import { formatNumber, plural } from "./strings";
+import { EN, KO } from "./testing";
+
+// The same table as TestETAWords in templates/i18n_test.go.
+const etaCases: [number | null, string, string][] = [
+  [null, "Working it out…", ""],
+  [-1, "Working it out…", ""],
+  [0, "less than a minute", "1분 미만"],
+  [59, "less than a minute", "1분 미만"],
+  [60, "about 1 minute", "약 1분"],
+  [89, "about 1 minute", "약 1분"],
+  [90, "about 2 minutes", "약 2분"],
+  [180, "about 3 minutes", "약 3분"],
+  [3569, "about 59 minutes", "약 59분"],
+  [3570, "about 1 hour", "약 1시간"],
+  [5399, "about 1 hour", "약 1시간"],
+  [5400, "about 2 hours", "약 2시간"],
+  [36_000_000, "about 10,000 hours", "약 10,000시간"],
+];
+
+test("eta in plain words, English and Korean", () => {
+  for (const [s, en, ko] of etaCases) {
+    assert.equal(etaWords(s, EN, "en"), en, `en ${s}`);
+    if (ko) assert.equal(etaWords(s, KO, "ko"), ko, `ko ${s}`);
+  }
+});
+
+test("plural picks zero/one/other and falls back to other", () => {
+  assert.equal(plural(EN, "waiting.ahead", 0, "en"), "No one is ahead of you");
+  assert.equal(plural(EN, "waiting.ahead", 1, "en"), "1 person ahead of you");
+  assert.equal(plural(EN, "waiting.ahead", 1234, "en"), "1,234 people ahead of you");
+  assert.equal(plural(KO, "waiting.ahead", 1, "ko"), "내 앞에 1명");
+  assert.equal(plural(EN, "waiting.total", 0, "en"), "0 people waiting");
+});
+
+test("numbers are grouped per locale", () => {
+  assert.equal(formatNumber(1234567, "en"), "1,234,567");
+  assert.equal(formatNumber(1234567, "ko"), "1,234,567");
+  assert.equal(formatNumber(1234567, "de"), "1.234.567");
+});
+
+test("countdown rounds up and never goes below zero", () => {
+  assert.equal(secondsLeft(10_000, 0), 10);
+  assert.equal(secondsLeft(10_000, 9_001), 1);
+  assert.equal(secondsLeft(10_000, 10_000), 0);
+  assert.equal(secondsLeft(10_000, 20_000), 0);
+  assert.equal(countdownText(2, EN, "en"), "Taking you there in 2 seconds…");
+  assert.equal(countdownText(1, EN, "en"), "Taking you there in 1 second…");
+  assert.equal(countdownText(0, EN, "en"), "Taking you there now…");
+});

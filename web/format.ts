@@ -1,0 +1,34 @@
+// Formatting that must read the same as the server-rendered page.
+
+import { plural, Strings, t } from "./strings";
+
+/**
+ * etaWords says a wait in plain words: under a minute, about N minutes,
+ * about N hours. Same rounding as templates.ETAWords in Go.
+ */
+export function etaWords(seconds: number | null, strings: Strings, lang: string): string {
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return t(strings, "eta.unknown");
+  if (seconds < 60) return t(strings, "eta.under_minute");
+  const minutes = Math.max(1, Math.round(seconds / 60));
+  if (minutes < 60) return plural(strings, "eta.minutes", minutes, lang);
+  return plural(strings, "eta.hours", Math.max(1, Math.round(seconds / 3600)), lang);
+}
+
+/** formatClock shows a wall-clock time in the visitor's own time zone. */
+export function formatClock(d: Date, lang: string): string {
+  try {
+    return new Intl.DateTimeFormat(lang, { hour: "numeric", minute: "2-digit", second: "2-digit" }).format(d);
+  } catch {
+    return d.toLocaleTimeString();
+  }
+}
+
+/** secondsLeft counts whole seconds up to a moment, never below zero. */
+export function secondsLeft(untilMs: number, nowMs: number): number {
+  return Math.max(0, Math.ceil((untilMs - nowMs) / 1000));
+}
+
+/** countdownText is the line under "It's your turn". */
+export function countdownText(seconds: number, strings: Strings, lang: string): string {
+  return seconds > 0 ? plural(strings, "admitted.countdown", seconds, lang) : t(strings, "admitted.now");
+}

@@ -1,0 +1,83 @@
+// DOM updates for the waiting page. Elements are found by data-testid, the
+// same hooks the Go tests use, so markup and client cannot drift apart quietly.
+
+import { countdownText, formatClock } from "./format";
+import { Strings, t } from "./strings";
+import { State } from "./ticket";
+import { ConnStatus } from "./transport";
+import { WaitingView } from "./view";
+
+const BLOCKS: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed"];
+
+export class Page {
+  constructor(
+    readonly root: HTMLElement,
+    private readonly strings: Strings,
+    private readonly lang: string,
+  ) {}
+
+  el<T extends HTMLElement = HTMLElement>(testid: string): T | null {
+    return this.root.querySelector<T>(`[data-testid="${testid}"]`);
+  }
+
+  /** setText writes only on change, so live regions speak only when something changed. */
+  setText(testid: string, text: string): void {
+    const e = this.el(testid);
+    if (e && e.textContent !== text) e.textContent = text;
+  }
+
+  /** showState shows the block for state and moves focus to it when it changes. */
+  showState(state: State): void {
+    for (const s of BLOCKS) {
+      const block = this.el(s);
+      if (!block) continue;
+      const show = s === state;
+      if (block.hidden === !show) continue;
+      block.hidden = !show;
+      if (show && s !== "waiting") {
+        // A new heading is the quickest way to tell a screen reader what happened.
+        const h = block.querySelector<HTMLElement>("h2");
+        if (h) {
+          h.tabIndex = -1;
+          h.focus();
+        }
+      }
+    }
+  }
+
+  renderWaiting(v: WaitingView, updatedAt: Date): void {
+    this.setText("position", v.position);
+    this.setText("ahead", v.ahead);
+    this.setText("waiting-total", v.waiting);
+    this.setText("eta", v.eta);
+    const bar = this.el<HTMLProgressElement>("progress");
+    if (bar && bar.value !== v.progress) {
+      bar.value = v.progress;
+      bar.textContent = `${v.progress}%`;
+    }
+    const paused = this.el("paused-notice");
+    if (paused) paused.hidden = !v.paused;
+    const when = this.el("last-update");
+    if (when) {
+      when.textContent = formatClock(updatedAt, this.lang);
+      when.setAttribute("datetime", updatedAt.toISOString());
+    }
+  }
+
+  setStatus(s: ConnStatus): void {
+    const conn = this.el("connection");
+    if (!conn || conn.dataset.mode === s) return;
+    conn.dataset.mode = s;
+    const text = conn.querySelector("[data-conn-text]") ?? conn;
+    text.textContent = t(this.strings, `conn.${s}`);
+  }
+
+  setCountdown(seconds: number): void {
+    this.setText("countdown", countdownText(seconds, this.strings, this.lang));
+  }
+
+  setLink(testid: string, href: string): void {
+    const a = this.el<HTMLAnchorElement>(testid);
+    if (a) a.href = href;
+  }
+}

@@ -1,0 +1,52 @@
+// Shared test data: English client strings shaped like the Go catalogue's.
+
+import { Strings } from "./strings";
+import { Ticket } from "./ticket";
+
+export const EN: Strings = {
+  "waiting.ahead.zero": "No one is ahead of you",
+  "waiting.ahead.one": "1 person ahead of you",
+  "waiting.ahead.other": "{n} people ahead of you",
+  "waiting.total.one": "1 person waiting",
+  "waiting.total.other": "{n} people waiting",
+  "eta.unknown": "Working it out…",
+  "eta.under_minute": "less than a minute",
+  "eta.minutes.one": "about 1 minute",
+  "eta.minutes.other": "about {n} minutes",
+  "eta.hours.one": "about 1 hour",
+  "eta.hours.other": "about {n} hours",
+  "conn.connecting": "Connecting…",
+  "conn.ws": "Live",
+  "conn.sse": "Live (event stream)",
+  "conn.poll": "Checking regularly",
+  "conn.reconnecting": "Reconnecting…",
+  "admitted.countdown.one": "Taking you there in 1 second…",
+  "admitted.countdown.other": "Taking you there in {n} seconds…",
+  "admitted.now": "Taking you there now…",
+};
+
+export const KO: Strings = {
+  "waiting.ahead.zero": "내 앞에 아무도 없습니다",
+  "waiting.ahead.other": "내 앞에 {n}명",
+  "eta.under_minute": "1분 미만",
+  "eta.minutes.other": "약 {n}분",
+  "eta.hours.other": "약 {n}시간",
+};
+
+export function ticket(over: Partial<Ticket> = {}): Ticket {
+  return {
+    room: "drop",
+    ticket: "t1",
+    state: "waiting",
+    position: 10,
+    waiting: 100,
+    eta_s: 180,
+    next_update_ms: 2000,
+    token: null,
+    orderable_at: null,
+    redirect_url: null,
+    accept_url: null,
+    paused: false,
+    ...over,
+  };
+}

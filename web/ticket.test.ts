@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseTicket, parseTicketText, safeURL } from "./ticket";
+
+test("parses the API's ticket JSON", () => {
+  const t = parseTicketText(
+    JSON.stringify({
+      room: "drop",
+      ticket: "t1",
+      state: "admitted",
+      position: 0,
+      waiting: 12,
+      eta_s: 0,
+      next_update_ms: 2000,
+      token: "tok",
+      orderable_at: "2030-01-02T03:04:05.678Z",
+      redirect_url: "https://shop.example/?wr_token=tok",
+      paused: false,
+    }),
+  );
+  assert.ok(t);
+  assert.equal(t.state, "admitted");
+  assert.equal(t.token, "tok");
+  assert.equal(t.eta_s, 0);
+  assert.equal(t.accept_url, null);
+});
+
+test("rejects what is not a ticket and tolerates missing fields", () => {
+  assert.equal(parseTicketText("not json"), null);
+  assert.equal(parseTicketText("null"), null);
+  assert.equal(parseTicket({ ticket: "t1", state: "dancing" }), null);
+  assert.equal(parseTicket({ state: "waiting" }), null);
+  const t = parseTicket({ ticket: "t1", state: "waiting", position: "7", eta_s: -1 });
+  assert.ok(t);
+  assert.equal(t.position, 0);
+  assert.equal(t.eta_s, null, "negative means no estimate yet");
+  assert.equal(t.paused, false);
+});
+
+test("only http(s) URLs are followed", () => {
+  const base = "https://wait.example/rooms/drop";
+  assert.equal(safeURL("/shop?wr_token=x", base), "https://wait.example/shop?wr_token=x");
+  assert.equal(safeURL("https://shop.example/", base), "https://shop.example/");
+  assert.equal(safeURL("javascript:alert(1)", base), null);
+  assert.equal(safeURL("data:text/html,hi", base), null);
+  assert.equal(safeURL(null, base), null);
+});

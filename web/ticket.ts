@@ -1,0 +1,86 @@
+// The ticket JSON the API returns and every push message carries.
+
+export type State = "waiting" | "admitted" | "expired" | "closed" | "bypassed";
+
+const STATES: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed"];
+
+export interface Ticket {
+  room: string;
+  ticket: string;
+  state: State;
+  position: number;
+  waiting: number;
+  /** Seconds; null (or negative on the wire) when the server has no estimate yet. */
+  eta_s: number | null;
+  next_update_ms: number;
+  token: string | null;
+  orderable_at: string | null;
+  redirect_url: string | null;
+  /** Only for bypassed tickets, when the server sends it. */
+  accept_url: string | null;
+  paused: boolean;
+}
+
+/** Terminal states end the connection: nothing more will change. */
+export function isTerminal(state: State): boolean {
+  return state !== "waiting";
+}
+
+function num(v: unknown, fallback: number): number {
+  return typeof v === "number" && Number.isFinite(v) ? v : fallback;
+}
+
+function str(v: unknown): string | null {
+  return typeof v === "string" && v !== "" ? v : null;
+}
+
+/**
+ * parseTicket checks a decoded message and fills gaps with safe defaults.
+ * It returns null for anything that is not a ticket, so a garbled message
+ * never counts as a sign that the connection works.
+ */
+export function parseTicket(raw: unknown): Ticket | null {
+  if (typeof raw !== "object" || raw === null) return null;
+  const o = raw as Record<string, unknown>;
+  const state = o.state;
+  if (typeof state !== "string" || !STATES.includes(state as State)) return null;
+  if (typeof o.ticket !== "string") return null;
+  const eta = num(o.eta_s, -1);
+  return {
+    room: typeof o.room === "string" ? o.room : "",
+    ticket: o.ticket,
+    state: state as State,
+    position: Math.max(0, Math.trunc(num(o.position, 0))),
+    waiting: Math.max(0, Math.trunc(num(o.waiting, 0))),
+    eta_s: eta < 0 ? null : eta,
+    next_update_ms: num(o.next_update_ms, 0),
+    token: str(o.token),
+    orderable_at: str(o.orderable_at),
+    redirect_url: str(o.redirect_url),
+    accept_url: str(o.accept_url),
+    paused: o.paused === true,
+  };
+}
+
+/** parseTicketText parses a message body; null when it is not ticket JSON. */
+export function parseTicketText(text: string): Ticket | null {
+  try {
+    return parseTicket(JSON.parse(text));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * safeURL accepts only http(s) URLs (absolute or relative to base), so a
+ * bad redirect_url can never run script through location.assign.
+ */
+export function safeURL(url: string | null, base: string): string | null {
+  if (!url) return null;
+  try {
+    const u = new URL(url, base);
+    return u.protocol === "https:" || u.protocol === "http:" ? u.href : null;
+  } catch {
+    return null;
+  }
+}

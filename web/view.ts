@@ -1,0 +1,46 @@
+// Ticket message to what the page shows: pure, so it is tested without a DOM.
+
+import { etaWords } from "./format";
+import { formatNumber, plural, Strings } from "./strings";
+import { State, Ticket } from "./ticket";
+
+export interface WaitingView {
+  state: State;
+  position: string;
+  ahead: string;
+  waiting: string;
+  eta: string;
+  /** 0..100: how far from the place at entry to the front of the line. */
+  progress: number;
+  paused: boolean;
+}
+
+/**
+ * entryPositionFor keeps the place at entry: the largest place seen, so a
+ * lost or missing record starts the bar at the current place, never past it.
+ */
+export function entryPositionFor(stored: number, fromPage: number, position: number): number {
+  return Math.max(stored || 0, fromPage || 0, position || 0);
+}
+
+/** progressPercent measures people passed out of people ahead at entry. */
+export function progressPercent(entryPosition: number, position: number): number {
+  if (position <= 0) return 100;
+  const aheadAtEntry = Math.max(entryPosition, position) - 1;
+  if (aheadAtEntry <= 0) return 100;
+  const passed = aheadAtEntry - (position - 1);
+  return Math.round((100 * passed) / aheadAtEntry);
+}
+
+export function toView(tk: Ticket, entryPosition: number, strings: Strings, lang: string): WaitingView {
+  const ahead = Math.max(0, tk.position - 1);
+  return {
+    state: tk.state,
+    position: formatNumber(tk.position, lang),
+    ahead: plural(strings, "waiting.ahead", ahead, lang),
+    waiting: plural(strings, "waiting.total", tk.waiting, lang),
+    eta: etaWords(tk.eta_s, strings, lang),
+    progress: progressPercent(entryPosition, tk.position),
+    paused: tk.paused,
+  };
+}

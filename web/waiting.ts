@@ -1,0 +1,119 @@
+// Waiting page client. The server renders a complete page that works without
+// JavaScript (it refreshes itself); this script replaces the refresh with a
+// live connection and updates the page in place.
+
+import { browserEnv, wsURL } from "./browser";
+import { secondsLeft } from "./format";
+import { Page } from "./page";
+import { Strings } from "./strings";
+import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
+import { Connection } from "./transport";
+import { entryPositionFor, toView } from "./view";
+
+function readStrings(): Strings {
+  try {
+    return JSON.parse(document.getElementById("waitroom-strings")?.textContent ?? "{}");
+  } catch {
+    return {};
+  }
+}
+
+/** sessionStorage can throw (privacy modes); the bar then starts where the page says. */
+function storage(): Storage | null {
+  try {
+    return window.sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+function main(): void {
+  const root = document.querySelector<HTMLElement>("[data-waitroom]");
+  if (!root) return;
+  const d = root.dataset;
+  const room = d.room ?? "";
+  const ticketID = d.ticket ?? "";
+  const lang = d.lang || document.documentElement.lang || "en";
+  const initial = parseTicketText(d.ticketJson ?? "");
+  if (!room || !ticketID || !initial) return; // leave the no-JS page as it is
+
+  const strings = readStrings();
+  const page = new Page(root, strings, lang);
+  // Countdowns run on the server's clock: the page says what time it was there.
+  const serverNow = Date.parse(d.serverNow ?? "");
+  const skewMs = Number.isFinite(serverNow) ? serverNow - Date.now() : 0;
+
+  const entryKey = `waitroom:entry:${room}:${ticketID}`;
+  const store = storage();
+  let entry = entryPositionFor(Number(store?.getItem(entryKey)), Number(d.entryPosition), initial.position);
+
+  let countdown: number | undefined;
+  let conn: Connection | null = null;
+
+  function admit(t: Ticket): void {
+    const go = safeURL(t.redirect_url, location.href);
+    if (go) page.setLink("go-link", go);
+    const at = Date.parse(t.orderable_at ?? "");
+    const tick = () => {
+      const now = Date.now() + skewMs;
+      const left = Number.isFinite(at) ? secondsLeft(at, now) : 0;
+      page.setCountdown(left);
+      if (left > 0) {
+        // Wake on the next whole second before orderable_at, not on the wall clock's.
+        countdown = window.setTimeout(tick, (at - now) % 1000 || 1000);
+      } else if (go) {
+        location.assign(go);
+      }
+    };
+    window.clearTimeout(countdown);
+    tick();
+  }
+
+  function show(t: Ticket): void {
+    if (t.state === "waiting") {
+      entry = entryPositionFor(entry, 0, t.position);
+      try {
+        store?.setItem(entryKey, String(entry));
+      } catch {
+        // full or disabled: the bar just restarts next visit
+      }
+      page.renderWaiting(toView(t, entry, strings, lang), new Date());
+    }
+    page.showState(t.state);
+    if (!isTerminal(t.state)) return;
+    conn?.stop();
+    if (t.state === "admitted") admit(t);
+    if (t.state === "bypassed") {
+      const go = safeURL(t.accept_url ?? d.acceptUrl ?? null, location.href);
+      if (go) location.assign(go);
+    }
+  }
+
+  show(initial);
+  if (isTerminal(initial.state)) return;
+
+  const base = `/api/rooms/${encodeURIComponent(room)}/tickets/${encodeURIComponent(ticketID)}`;
+  conn = new Connection({
+    room,
+    ticket: ticketID,
+    ticketURL: base,
+    wsURL: wsURL(base),
+    nextUpdateMs: initial.next_update_ms,
+    env: browserEnv(),
+    hooks: { ticket: show, status: (s) => page.setStatus(s) },
+  });
+  conn.start();
+
+  // Timers sleep in background tabs and networks drop: catch up at once.
+  const nudge = () => conn?.nudge();
+  window.addEventListener("online", nudge);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") nudge();
+  });
+  // Back/forward cache restores a frozen page with dead sockets: start over.
+  window.addEventListener("pageshow", (ev) => {
+    if (ev.persisted) location.reload();
+  });
+}
+
+main();
