@@ -27,7 +27,10 @@ func jsonFieldError(err error) error {
 		return &FieldError{Field: "body", Message: "is empty"}
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return &FieldError{Field: name, Message: "is not a known setting"}
+		if name == "" {
+			return &FieldError{Field: "body", Message: "has a field with an empty name"}
+		}
+		return &FieldError{Field: name, Message: "is not a known field"}
 	default:
 		return &FieldError{Field: "body", Message: err.Error()}
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+)
+
+func env(kv ...string) func(string) string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return func(k string) string { return m[k] }
+}
+
+func TestConfigDefaultsEnvAndFlags(t *testing.T) {
+	c, err := parseConfig(nil, env(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:8080" || c.PublicURL != "http://127.0.0.1:8080" || c.SigningKey != "data/signing-key.pem" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	c, err = parseConfig([]string{"--addr", "127.0.0.1:9000"},
+		env("WAITROOM_ADDR", "127.0.0.1:7000", "WAITROOM_REDIS_URL", "redis://127.0.0.1:6379/2", "WAITROOM_PUBLIC_URL", "https://q.example/"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Addr != "127.0.0.1:9000" {
+		t.Fatalf("flag must win over env: %s", c.Addr)
+	}
+	if c.RedisURL != "redis://127.0.0.1:6379/2" || c.PublicURL != "https://q.example" {
+		t.Fatalf("env: %+v", c)
+	}
+}
+
+func TestConfigRefusesBadValues(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  func(string) string
+		want string
+	}{
+		{[]string{"--addr", "nope"}, env(), "--addr"},
+		{[]string{"--redis-url", "http://x"}, env(), "--redis-url"},
+		{nil, env("WAITROOM_REDIS_URL", "mysql://x"), "--redis-url"},
+		{[]string{"--admin-token", "short"}, env(), "--admin-token"},
+		{[]string{"--public-url", "ftp://x"}, env(), "--public-url"},
+		{[]string{"--log-format", "xml"}, env(), "--log-format"},
+		{[]string{"--log-level", "loud"}, env(), "--log-level"},
+		{[]string{"--redis-url", "redis://a:1,b"}, env(), "--redis-url"},
+		{[]string{"stray"}, env(), "unexpected argument"},
+	} {
+		_, err := parseConfig(tc.args, tc.env, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want one naming %s", tc.args, err, tc.want)
+		}
+	}
+}
+
+func TestRedisOptions(t *testing.T) {
+	o, err := redisOptions("redis://u:p@127.0.0.1:7000,127.0.0.1:7001/0")
+	if err != nil || len(o.Addrs) != 2 || o.Password != "p" {
+		t.Fatalf("cluster: %+v %v", o, err)
+	}
+	o, err = redisOptions("redis://127.0.0.1:26379/0?master=mymaster")
+	if err != nil || o.MasterName != "mymaster" || len(o.Addrs) != 1 {
+		t.Fatalf("sentinel: %+v %v", o, err)
+	}
+	o, err = redisOptions("rediss://127.0.0.1:6380/3")
+	if err != nil || o.TLSConfig == nil || o.DB != 3 {
+		t.Fatalf("tls: %+v %v", o, err)
+	}
+}

@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
+func (s *syncBuffer) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// TestRunEmbeddedMode starts the whole program with nothing configured: an
+// in-process Redis, a demo room, a generated signing key, and says so.
+func TestRunEmbeddedMode(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan string, 1)
+	logs := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--data-dir", dir}, func(string) string { return "" }, logs,
+			func(addr string) { addrc <- addr })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("run ended early: %v\n%s", err, logs)
+	case <-time.After(30 * time.Second):
+		t.Fatal("server did not start")
+	}
+	res, err := http.Post("http://"+addr+"/api/rooms/demo/enter", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	var tk map[string]any
+	if err := json.Unmarshal(body, &tk); err != nil || tk["room"] != "demo" {
+		t.Fatalf("enter demo: %d %s", res.StatusCode, body)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "signing-key.pem")); err != nil {
+		t.Fatalf("signing key not created: %v", err)
+	}
+	for _, want := range []string{"EMBEDDED MODE", "in memory", "admin_token="} {
+		if !strings.Contains(logs.String(), want) {
+			t.Fatalf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("run: %v", err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("run did not stop on cancel")
+	}
+}
+
+func TestRunRefusesBadConfig(t *testing.T) {
+	err := run(context.Background(), []string{"--addr", "x"}, func(string) string { return "" }, io.Discard, nil)
+	if err == nil || !strings.Contains(err.Error(), "--addr") {
+		t.Fatalf("run with a bad addr: %v", err)
+	}
+}
