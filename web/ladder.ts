@@ -87,12 +87,14 @@ export function onGoingAway(
 }
 
 /**
- * silenceLimitMs is how long a push connection may stay quiet before it is
- * taken for dead (a proxy can hold a socket open that no longer delivers).
- * The server pushes at least every next_update_ms.
+ * silenceLimitMs is how long a push channel may stay quiet before it is taken
+ * for dead (a proxy can hold a socket open that no longer delivers). The
+ * server skips a message that would repeat the last one and its keep-alives
+ * are invisible to script, so a still line (a paused room) is quiet too: the
+ * limit is generous, and a reconnect costs one message.
  */
 export function silenceLimitMs(nextUpdateMs: number): number {
-  return Math.max(3 * nextUpdateMs, 20_000);
+  return Math.max(6 * nextUpdateMs, 60_000);
 }
 
 /** pollDelayMs keeps polling at the server's pace, within sane bounds. */

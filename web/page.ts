@@ -76,8 +76,18 @@ export class Page {
     this.setText("countdown", countdownText(seconds, this.strings, this.lang));
   }
 
-  setLink(testid: string, href: string): void {
-    const a = this.el<HTMLAnchorElement>(testid);
+  /** showGo points the "continue" button at href and reveals it. */
+  showGo(href: string): void {
+    const a = this.el<HTMLAnchorElement>("go-link");
     if (a) a.href = href;
+    const box = this.el("go");
+    if (box) box.hidden = false;
+  }
+
+  /** setTitle leads with the place in line, so it shows in a background tab. */
+  setTitle(position: string | null): void {
+    const base = this.root.dataset.title ?? document.title;
+    const title = position ? `(${position}) ${base}` : base;
+    if (document.title !== title) document.title = title;
   }
 }

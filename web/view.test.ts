@@ -25,7 +25,7 @@ test("a waiting ticket becomes the words on the page", () => {
     state: "waiting",
     position: "1,235",
     ahead: "1,234 people ahead of you",
-    waiting: "5,000 people waiting",
+    waiting: "5,000 people",
     eta: "about 3 minutes",
     progress: 50,
     paused: true,

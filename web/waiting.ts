@@ -52,7 +52,7 @@ function main(): void {
 
   function admit(t: Ticket): void {
     const go = safeURL(t.redirect_url, location.href);
-    if (go) page.setLink("go-link", go);
+    if (go) page.showGo(go);
     const at = Date.parse(t.orderable_at ?? "");
     const tick = () => {
       const now = Date.now() + skewMs;
@@ -77,7 +77,11 @@ function main(): void {
       } catch {
         // full or disabled: the bar just restarts next visit
       }
-      page.renderWaiting(toView(t, entry, strings, lang), new Date());
+      const view = toView(t, entry, strings, lang);
+      page.renderWaiting(view, new Date());
+      page.setTitle(view.position);
+    } else {
+      page.setTitle(null);
     }
     page.showState(t.state);
     if (!isTerminal(t.state)) return;

@@ -1,0 +1,282 @@
+package templates
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// Lang is a language the pages are written in.
+type Lang string
+
+// The languages the catalogue has.
+const (
+	English Lang = "en"
+	Korean  Lang = "ko"
+)
+
+// Langs lists the supported languages, the default first.
+var Langs = []Lang{English, Korean}
+
+// catalogue is the one place page and client strings live. Keys ending in
+// .zero/.one/.other are plural forms (see Tn); {n} is the number.
+var catalogue = map[Lang]map[string]string{
+	English: {
+		"page.title":               "Waiting room",
+		"waiting.heading":          "You're in line",
+		"waiting.intro":            "Keep this page open. We'll take you in when it's your turn.",
+		"waiting.position":         "Your place in line",
+		"waiting.ahead.zero":       "No one is ahead of you",
+		"waiting.ahead.one":        "1 person ahead of you",
+		"waiting.ahead.other":      "{n} people ahead of you",
+		"waiting.total.one":        "1 person",
+		"waiting.total.other":      "{n} people",
+		"waiting.eta":              "Estimated wait",
+		"waiting.in_line":          "Everyone in line",
+		"waiting.progress":         "Progress to the front of the line",
+		"waiting.last_update":      "Last updated",
+		"waiting.paused":           "Admission is paused for the moment. You keep your place in line.",
+		"eta.unknown":              "Working it out…",
+		"eta.under_minute":         "less than a minute",
+		"eta.minutes.one":          "about 1 minute",
+		"eta.minutes.other":        "about {n} minutes",
+		"eta.hours.one":            "about 1 hour",
+		"eta.hours.other":          "about {n} hours",
+		"conn.refresh.one":         "This page refreshes every second",
+		"conn.refresh.other":       "This page refreshes every {n} seconds",
+		"conn.connecting":          "Connecting…",
+		"conn.ws":                  "Live updates",
+		"conn.sse":                 "Live updates (event stream)",
+		"conn.poll":                "Checking for updates regularly",
+		"conn.reconnecting":        "Connection lost, reconnecting…",
+		"admitted.heading":         "It's your turn",
+		"admitted.countdown.one":   "Taking you to the shop in 1 second…",
+		"admitted.countdown.other": "Taking you to the shop in {n} seconds…",
+		"admitted.now":             "Taking you to the shop now…",
+		"admitted.go":              "Continue to the shop",
+		"admitted.hint":            "If nothing happens, use the button.",
+		"expired.heading":          "Your place in line has expired",
+		"expired.body":             "This place is no longer held, for example because the page was closed for a while. You can join the line again.",
+		"expired.again":            "Enter again",
+		"closed.heading":           "This waiting room is closed",
+		"closed.body":              "The sale has ended or the room is no longer open. Thank you for waiting.",
+		"bypassed.heading":         "No need to wait",
+		"bypassed.go":              "Continue",
+		"notfound.heading":         "Waiting room not found",
+		"notfound.body":            "There is no waiting room called “{room}”. Please check the link you followed.",
+		"error.heading":            "Something went wrong",
+		"error.body":               "Please try again in a moment.",
+		"error.busy.heading":       "The waiting room is busy",
+		"error.busy.body":          "We're retrying automatically. Please keep this page open.",
+		"error.status":             "Error {n}",
+	},
+	Korean: {
+		"page.title":               "대기실",
+		"waiting.heading":          "대기열에 들어왔습니다",
+		"waiting.intro":            "이 페이지를 열어 두세요. 차례가 되면 입장시켜 드립니다.",
+		"waiting.position":         "내 대기 순번",
+		"waiting.ahead.zero":       "내 앞에 아무도 없습니다",
+		"waiting.ahead.other":      "내 앞에 {n}명",
+		"waiting.total.other":      "{n}명",
+		"waiting.eta":              "예상 대기 시간",
+		"waiting.in_line":          "전체 대기 인원",
+		"waiting.progress":         "대기열 진행률",
+		"waiting.last_update":      "마지막 업데이트",
+		"waiting.paused":           "입장이 잠시 중지되었습니다. 대기 순번은 그대로 유지됩니다.",
+		"eta.unknown":              "계산 중…",
+		"eta.under_minute":         "1분 미만",
+		"eta.minutes.other":        "약 {n}분",
+		"eta.hours.other":          "약 {n}시간",
+		"conn.refresh.other":       "이 페이지는 {n}초마다 새로고침됩니다",
+		"conn.connecting":          "연결 중…",
+		"conn.ws":                  "실시간 업데이트 중",
+		"conn.sse":                 "실시간 업데이트 중 (이벤트 스트림)",
+		"conn.poll":                "주기적으로 업데이트 확인 중",
+		"conn.reconnecting":        "연결이 끊겼습니다. 다시 연결하는 중…",
+		"admitted.heading":         "고객님 차례입니다",
+		"admitted.countdown.other": "{n}초 후 쇼핑 페이지로 이동합니다…",
+		"admitted.now":             "지금 쇼핑 페이지로 이동합니다…",
+		"admitted.go":              "쇼핑 페이지로 이동",
+		"admitted.hint":            "자동으로 이동하지 않으면 버튼을 눌러 주세요.",
+		"expired.heading":          "대기 순번이 만료되었습니다",
+		"expired.body":             "페이지를 한동안 닫아 두는 등의 이유로 순번이 더 이상 유지되지 않습니다. 다시 줄을 설 수 있습니다.",
+		"expired.again":            "다시 입장하기",
+		"closed.heading":           "대기실이 종료되었습니다",
+		"closed.body":              "판매가 끝났거나 대기실이 더 이상 운영되지 않습니다. 기다려 주셔서 감사합니다.",
+		"bypassed.heading":         "기다리지 않고 입장할 수 있습니다",
+		"bypassed.go":              "계속하기",
+		"notfound.heading":         "대기실을 찾을 수 없습니다",
+		"notfound.body":            "“{room}” 대기실이 없습니다. 접속한 링크를 확인해 주세요.",
+		"error.heading":            "문제가 발생했습니다",
+		"error.body":               "잠시 후 다시 시도해 주세요.",
+		"error.busy.heading":       "대기실이 혼잡합니다",
+		"error.busy.body":          "자동으로 다시 시도하고 있습니다. 이 페이지를 닫지 마세요.",
+		"error.status":             "오류 {n}",
+	},
+}
+
+// clientKeys are the strings web/waiting.ts reads (its KEYS list); only these
+// go into the page, to keep it small.
+var clientKeys = []string{
+	"waiting.ahead.zero", "waiting.ahead.one", "waiting.ahead.other",
+	"waiting.total.one", "waiting.total.other",
+	"eta.unknown", "eta.under_minute",
+	"eta.minutes.one", "eta.minutes.other", "eta.hours.one", "eta.hours.other",
+	"conn.connecting", "conn.ws", "conn.sse", "conn.poll", "conn.reconnecting",
+	"admitted.countdown.one", "admitted.countdown.other", "admitted.now",
+}
+
+// ParseLang returns the supported language a tag names ("ko", "ko-KR",
+// "EN-gb"), or false.
+func ParseLang(tag string) (Lang, bool) {
+	base, _, _ := strings.Cut(strings.TrimSpace(tag), "-")
+	base, _, _ = strings.Cut(base, "_")
+	l := Lang(strings.ToLower(base))
+	if _, ok := catalogue[l]; ok {
+		return l, true
+	}
+	return "", false
+}
+
+// Negotiate picks the page language: a supported ?lang= override wins, then
+// the Accept-Language entry with the highest q-value that we have (earlier
+// entries win ties), then English.
+func Negotiate(acceptLanguage, override string) Lang {
+	if l, ok := ParseLang(override); ok {
+		return l
+	}
+	best, bestQ := English, 0.0
+	for _, part := range strings.Split(acceptLanguage, ",") {
+		tag, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for _, p := range strings.Split(params, ";") {
+			k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+			if ok && strings.EqualFold(strings.TrimSpace(k), "q") {
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil || f < 0 || f > 1 {
+					f = 0 // a malformed weight must not outrank good ones
+				}
+				q = f
+			}
+		}
+		if q <= bestQ {
+			continue
+		}
+		if strings.TrimSpace(tag) == "*" {
+			best, bestQ = English, q
+			continue
+		}
+		if l, ok := ParseLang(tag); ok {
+			best, bestQ = l, q
+		}
+	}
+	return best
+}
+
+// T returns the string for key in lang, falling back to English, then to
+// the key itself so a missing string shows up instead of a blank.
+func T(lang Lang, key string) string {
+	if s, ok := catalogue[lang][key]; ok {
+		return s
+	}
+	if s, ok := catalogue[English][key]; ok {
+		return s
+	}
+	return key
+}
+
+// pluralKey picks base.zero for 0 and base.one for 1 when lang has them,
+// else base.other: enough for English and Korean (which has no plural).
+// web/strings.ts plural() follows the same rule.
+func pluralKey(lang Lang, base string, n int64) string {
+	m := catalogue[lang]
+	if n == 0 {
+		if _, ok := m[base+".zero"]; ok {
+			return base + ".zero"
+		}
+	}
+	if n == 1 {
+		if _, ok := m[base+".one"]; ok {
+			return base + ".one"
+		}
+	}
+	return base + ".other"
+}
+
+// Tn returns the plural form of base for n with the number put in for {n}.
+func Tn(lang Lang, base string, n int64) string {
+	return strings.Replace(T(lang, pluralKey(lang, base, n)), "{n}", FormatNumber(lang, n), 1)
+}
+
+// printers are made once: a Printer only reads its fields, so it is safe to share.
+var printers = func() map[Lang]*message.Printer {
+	m := make(map[Lang]*message.Printer, len(Langs))
+	for _, l := range Langs {
+		m[l] = message.NewPrinter(language.MustParse(string(l)))
+	}
+	return m
+}()
+
+// FormatNumber groups digits as lang does (1,234,567 in both English and Korean).
+func FormatNumber(lang Lang, n int64) string {
+	p, ok := printers[lang]
+	if !ok {
+		p = printers[English]
+	}
+	return p.Sprintf("%d", n)
+}
+
+// ETAWords says a wait in plain words: "less than a minute", "about 3
+// minutes", "about 2 hours". Negative means no estimate yet. The client's
+// etaWords in web/format.ts rounds the same way.
+func ETAWords(lang Lang, seconds int64) string {
+	switch {
+	case seconds < 0:
+		return T(lang, "eta.unknown")
+	case seconds < 60:
+		return T(lang, "eta.under_minute")
+	}
+	// Round half up, as JavaScript's Math.round does for positive numbers.
+	if minutes := max((seconds+30)/60, 1); minutes < 60 {
+		return Tn(lang, "eta.minutes", minutes)
+	}
+	return Tn(lang, "eta.hours", max((seconds+1800)/3600, 1))
+}
+
+// ClientStrings returns the strings the waiting page script needs, for
+// rendering into the page as JSON.
+func ClientStrings(lang Lang) map[string]string {
+	out := make(map[string]string, len(clientKeys))
+	for _, k := range clientKeys {
+		if s, ok := catalogue[lang][k]; ok {
+			out[k] = s
+		} else if !isPluralForm(k) {
+			out[k] = T(lang, k)
+		}
+		// A missing .zero or .one is left out on purpose: Korean uses
+		// .other for every number, and so does the client's plural().
+	}
+	return out
+}
+
+func isPluralForm(key string) bool {
+	return strings.HasSuffix(key, ".zero") || strings.HasSuffix(key, ".one")
+}
+
+// FormatClock shows a time of day for a page rendered on the server, which
+// does not know the visitor's time zone: so UTC, and said so. The script
+// rewrites it in local time on its first update.
+func FormatClock(lang Lang, t time.Time) string {
+	t = t.UTC()
+	if lang == Korean {
+		half := "오전"
+		if t.Hour() >= 12 {
+			half = "오후"
+		}
+		return half + " " + t.Format("3:04:05") + " UTC"
+	}
+	return t.Format("3:04:05 PM") + " UTC"
+}

@@ -1,0 +1,186 @@
+package templates
+
+import (
+	"encoding/json"
+	"net/url"
+	"time"
+)
+
+// Theme is a room's look: an accent colour (#rgb or #rrggbb; anything else
+// falls back to the default) and an optional logo URL.
+type Theme struct{ Color, LogoURL string }
+
+// WaitingProps is everything the waiting page shows.
+type WaitingProps struct {
+	Lang                 Lang
+	Room, Title, Message string
+	Theme                Theme
+	TicketJSON           string // the initial ticket JSON, put into a data attribute for the client
+	Ticket               TicketView
+	EntryPosition        int64 // position at entry, for the progress bar
+	LastUpdate           time.Time
+	Now                  time.Time
+}
+
+// TicketView is the ticket as the page needs it. ETASeconds < 0 means no
+// estimate yet.
+type TicketView struct {
+	Ticket, State                 string
+	Position, Waiting             int64
+	ETASeconds                    int64
+	NextUpdateMS                  int64
+	Paused                        bool
+	Token, RedirectURL, AcceptURL string
+	OrderableAt                   time.Time
+}
+
+// Ticket states, as in the ticket JSON.
+const (
+	StateWaiting  = "waiting"
+	StateAdmitted = "admitted"
+	StateExpired  = "expired"
+	StateClosed   = "closed"
+	StateBypassed = "bypassed"
+)
+
+// TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
+// view from the same bytes it puts in TicketJSON and the two cannot disagree.
+// AcceptURL is not in that JSON unless the server adds accept_url.
+func TicketViewFromJSON(b []byte) (TicketView, error) {
+	var j struct {
+		Ticket       string  `json:"ticket"`
+		State        string  `json:"state"`
+		Position     int64   `json:"position"`
+		Waiting      int64   `json:"waiting"`
+		ETAS         *int64  `json:"eta_s"`
+		NextUpdateMS int64   `json:"next_update_ms"`
+		Token        *string `json:"token"`
+		OrderableAt  *string `json:"orderable_at"`
+		RedirectURL  *string `json:"redirect_url"`
+		AcceptURL    *string `json:"accept_url"`
+		Paused       bool    `json:"paused"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		return TicketView{}, err
+	}
+	v := TicketView{
+		Ticket: j.Ticket, State: j.State, Position: j.Position, Waiting: j.Waiting,
+		ETASeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
+		Token: deref(j.Token), RedirectURL: deref(j.RedirectURL), AcceptURL: deref(j.AcceptURL),
+	}
+	if j.ETAS != nil {
+		v.ETASeconds = *j.ETAS
+	}
+	if j.OrderableAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *j.OrderableAt)
+		if err != nil {
+			return TicketView{}, err
+		}
+		v.OrderableAt = t
+	}
+	return v, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// defaultRefreshSeconds paces a no-script page when the ticket names no interval.
+const defaultRefreshSeconds = 5
+
+func (p WaitingProps) title() string {
+	if p.Title != "" {
+		return p.Title
+	}
+	return T(p.Lang, "page.title")
+}
+
+// pageTitle puts the place in line first, so it shows in a background tab.
+func (p WaitingProps) pageTitle() string {
+	if p.Ticket.State == StateWaiting && p.Ticket.Position > 0 {
+		return "(" + FormatNumber(p.Lang, p.Ticket.Position) + ") " + p.title()
+	}
+	return p.title()
+}
+
+// refreshSeconds is the tier interval rounded up to whole seconds.
+func (p WaitingProps) refreshSeconds() int {
+	if p.Ticket.NextUpdateMS <= 0 {
+		return defaultRefreshSeconds
+	}
+	return int(max((p.Ticket.NextUpdateMS+999)/1000, 1))
+}
+
+// secondsToOrderable is the countdown, rounded up, never negative.
+func (p WaitingProps) secondsToOrderable() int64 {
+	d := p.Ticket.OrderableAt.Sub(p.Now)
+	if p.Ticket.OrderableAt.IsZero() || d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+func (p WaitingProps) entryPosition() int64 {
+	return max(p.EntryPosition, p.Ticket.Position)
+}
+
+// progress is the share, in percent, of the people ahead at entry who have
+// gone in since. The client's progressPercent in web/view.ts is the same.
+func (p WaitingProps) progress() int64 {
+	pos := p.Ticket.Position
+	if pos <= 0 {
+		return 100
+	}
+	aheadAtEntry := p.entryPosition() - 1
+	if aheadAtEntry <= 0 {
+		return 100
+	}
+	passed := aheadAtEntry - (pos - 1)
+	return (200*passed + aheadAtEntry) / (2 * aheadAtEntry) // rounded half up
+}
+
+func (p WaitingProps) lastUpdate() time.Time {
+	if p.LastUpdate.IsZero() {
+		return p.Now
+	}
+	return p.LastUpdate
+}
+
+// layout picks the page's self-refresh: the tier interval while waiting,
+// the redirect once orderable when admitted, straight on when bypassed.
+func (p WaitingProps) layout() LayoutProps {
+	lp := LayoutProps{Lang: p.Lang, Title: p.pageTitle(), Theme: p.Theme, Script: true}
+	switch p.Ticket.State {
+	case StateWaiting:
+		lp.RefreshSeconds = p.refreshSeconds()
+	case StateAdmitted:
+		if u := safeURL(p.Ticket.RedirectURL); u != "" {
+			lp.RefreshSeconds, lp.RefreshURL = int(p.secondsToOrderable()), u
+		}
+	case StateBypassed:
+		lp.RefreshURL = safeURL(p.Ticket.AcceptURL)
+	}
+	return lp
+}
+
+// enterAgainURL starts over in the same room and language.
+func (p WaitingProps) enterAgainURL() string {
+	return "/rooms/" + url.PathEscape(p.Room) + "?again=1&lang=" + url.QueryEscape(string(p.Lang))
+}
+
+// safeURL keeps http(s) and relative URLs; anything else (javascript:,
+// data:) becomes "", so no link or refresh is rendered.
+func safeURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || s == "" {
+		return ""
+	}
+	switch u.Scheme {
+	case "http", "https", "":
+		return s
+	}
+	return ""
+}
