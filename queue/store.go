@@ -59,4 +59,8 @@ type Store interface {
 	// Tick runs one admission step for room at now with one jitter per slot.
 	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)
 	Stats(ctx context.Context, room string, now time.Time) (Stats, error)
+
+	// Listen delivers admissions and settings changes from every server
+	// sharing the store, until ctx ends.
+	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
 }

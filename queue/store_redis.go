@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -59,6 +60,10 @@ func (s *RedisStore) PutRoom(ctx context.Context, room string, st Settings) erro
 	}
 	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
 		return fmt.Errorf("queue: put room: %w", err)
+	}
+	// Open pages learn of the change (pause, title) without waiting for their tier.
+	if err := s.rdb.Publish(ctx, keysFor(s.prefix, room).events, roomChanged).Err(); err != nil {
+		return fmt.Errorf("queue: put room: announce: %w", err)
 	}
 	return nil
 }
@@ -342,4 +347,35 @@ func toInt(v any) int64 {
 		return i
 	}
 	return 0
+}
+
+// roomChanged is the event payload that says a room's settings changed.
+const roomChanged = "*settings"
+
+// Listen delivers this deployment's room events until ctx ends: the tickets
+// an admission tick let in (from whichever server ran it) and settings
+// changes. It reconnects by itself when Redis comes back.
+func (s *RedisStore) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
+	sub := s.rdb.PSubscribe(ctx, s.EventsPattern())
+	defer sub.Close()
+	ch := sub.Channel()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m, ok := <-ch:
+			if !ok {
+				return nil
+			}
+			room, ok := s.RoomFromChannel(m.Channel)
+			if !ok {
+				continue
+			}
+			if m.Payload == roomChanged {
+				onRoom(room)
+				continue
+			}
+			onAdmit(room, strings.Split(m.Payload, ","))
+		}
+	}
 }

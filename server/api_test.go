@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 
 type env struct {
 	t     *testing.T
+	srv   *server.Server
 	url   string
 	line  *queue.Line
 	clock *clockwork.FakeClock
@@ -53,7 +55,7 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
-	return &env{t: t, url: ts.URL, line: line, clock: clock}
+	return &env{t: t, srv: srv, url: ts.URL, line: line, clock: clock}
 }
 
 // browser is one visitor with its own cookie jar.
@@ -105,6 +107,14 @@ func (e *env) putRoom(room, body string) {
 	if r := e.admin("PUT", "/admin/api/rooms/"+room, body); r.status/100 != 2 {
 		e.t.Fatalf("put room: %d %s", r.status, r.raw)
 	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }
 
 func wantError(t *testing.T, r resp, status int, code string) {

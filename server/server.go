@@ -9,8 +9,10 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/push"
 )
 
 // Config is what the server needs beyond the line.
@@ -27,6 +29,7 @@ type Config struct {
 type Server struct {
 	e    *echo.Echo
 	line *queue.Line
+	hub  *push.Hub
 	log  *slog.Logger
 	// pageError renders an error as a page for browser routes; nil until pages exist.
 	pageError func(c echo.Context, status int, message string) error
@@ -46,7 +49,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	s := &Server{e: e, line: line, log: cfg.Logger}
+	s := &Server{e: e, line: line, log: cfg.Logger,
+		hub: push.NewHub(pushFetcher{line: line}, push.Options{Logger: cfg.Logger})}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
@@ -61,6 +65,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	api.POST("/rooms/:room/enter", handleEnter(line, ids))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids))
+	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, s.hub, false))
+	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, s.hub, true))
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
 
@@ -76,6 +82,21 @@ func New(line *queue.Line, cfg Config) *Server {
 	})
 	return s
 }
+
+// Run pushes updates to open pages until ctx ends: the hub's tier loop, fed
+// by admissions and settings changes announced through Redis by any server.
+func (s *Server) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return s.hub.Run(ctx) })
+	g.Go(func() error {
+		return s.line.Store().Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
+	})
+	return g.Wait()
+}
+
+// Close ends every push connection cleanly so clients reconnect elsewhere;
+// http.Server.Shutdown does not close hijacked WebSocket connections.
+func (s *Server) Close() { s.hub.Close() }
 
 // Echo exposes the router so callers can mount more routes (the demo shop).
 func (s *Server) Echo() *echo.Echo { return s.e }

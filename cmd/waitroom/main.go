@@ -109,11 +109,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return nil
 	})
 	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
+	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down")
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
+		srv.Close() // push sockets first: Shutdown does not close hijacked connections
 		return httpSrv.Shutdown(sctx)
 	})
 	return g.Wait()

@@ -1,0 +1,75 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/push"
+)
+
+// manyReader is what the push fetcher needs of the line.
+type manyReader interface {
+	tokenSigner
+	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
+}
+
+// pushFetcher reads the tickets of every due connection of a room in one
+// pipelined round trip and renders each as the ticket JSON.
+type pushFetcher struct{ line manyReader }
+
+var _ push.Fetcher = pushFetcher{}
+
+func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]push.Update, error) {
+	ts, s, err := f.line.StatusMany(ctx, room, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]push.Update, len(ts))
+	for i, t := range ts {
+		v, err := newTicketJSON(f.line, t, &s)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = push.Update{Ticket: ids[i], State: v.State, Interval: s.TierInterval(t.Position), Payload: data}
+	}
+	return out, nil
+}
+
+// handlePush: GET /api/rooms/:room/tickets/:ticket/ws and …/events. Same
+// visitor check as the status endpoint; the first message is sent at once.
+func handlePush(line statusReader, ids identities, hub *push.Hub, sse bool) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		t, s, err := ownTicket(c, line, ids)
+		if err != nil {
+			return err
+		}
+		v, err := newTicketJSON(line, t, &s)
+		if err != nil {
+			return err
+		}
+		first, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		serve := hub.ServeWS
+		if sse {
+			serve = hub.ServeSSE
+		}
+		err = serve(c.Response(), c.Request(), t.Room, t.ID, first)
+		if errors.Is(err, push.ErrClosed) {
+			return errUnavailable
+		}
+		if err != nil && !errors.Is(err, push.ErrSlow) {
+			return err
+		}
+		return nil
+	}
+}
