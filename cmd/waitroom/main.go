@@ -88,12 +88,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger:     log,
 		Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 	})
-	mountShop(srv, cfg)
-
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	mountShop(ctx, srv, ln.Addr().String(), log)
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
 		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")

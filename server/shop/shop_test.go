@@ -1,0 +1,106 @@
+package shop_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/jonboulle/clockwork"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/shop"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }
+
+// TestCheckoutVerifiesThroughJWKSAndCompletes: a token from the line opens
+// checkout (not before its nbf), placing the order frees the slot, and the
+// token then stops verifying.
+func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	keys, _ := token.Generate()
+	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
+		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
+	s := queue.DefaultSettings()
+	s.JitterMS = 3000
+	if err := line.PutRoom(ctx, "demo", s); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	mux.Handle("/shop", shop.New(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now}).Handler())
+	mux.Handle("/shop/", shop.New(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now}).Handler())
+	mux.Handle("/", server.New(line, server.Config{AdminToken: "admin-token-0123456789"}))
+
+	tk, _, err := line.Enter(ctx, "demo", "v:0123456789abcdef0123456789abcdef")
+	if err != nil || tk.State != queue.StateAdmitted {
+		t.Fatalf("enter: %+v %v", tk, err)
+	}
+	tok, _ := line.Token(tk)
+	jar, _ := cookiejar.New(nil)
+	browser := &http.Client{Jar: jar}
+	page := func(method, path string) (int, *goquery.Document) {
+		t.Helper()
+		req, _ := http.NewRequest(method, ts.URL+path, nil)
+		res, err := browser.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		doc, err := goquery.NewDocumentFromReader(res.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, doc
+	}
+	status := func(doc *goquery.Document) string { v, _ := doc.Find(`[data-testid="shop"]`).Attr("data-status"); return v }
+
+	if code, doc := page("GET", "/shop"); code != 403 || status(doc) != "need_ticket" {
+		t.Fatalf("no token: %d %s", code, status(doc))
+	}
+	// Orderable 1.5 s after admission: before that the jitter holds.
+	if code, doc := page("GET", "/shop?wr_token="+tok); code != 425 || status(doc) != "too_early" {
+		t.Fatalf("before nbf: %d %s", code, status(doc))
+	}
+	clock.Advance(2 * time.Second)
+	code, doc := page("GET", "/shop")
+	if code != 200 || status(doc) != "checkout" || doc.Find(`[data-testid="shop-complete"]`).Length() != 1 {
+		t.Fatalf("checkout: %d %s", code, status(doc))
+	}
+	if code, doc := page("POST", "/shop/complete"); code != 200 || status(doc) != "placed" {
+		t.Fatalf("complete: %d %s", code, status(doc))
+	}
+	v, err := line.Verify(ctx, tok, "demo")
+	if err != nil || v.Valid || v.Reason != "completed" {
+		t.Fatalf("after the order: %+v %v", v, err)
+	}
+	st, _ := line.Store().Stats(ctx, "demo", clock.Now())
+	if st.Active != 0 || st.CompletedTotal != 1 {
+		t.Fatalf("slot not freed: %+v", st)
+	}
+
+	// A token signed by someone else's key is refused.
+	other, _ := token.Generate()
+	forged, _ := other.Sign(token.EntryClaims{Room: "demo", Subject: "x", TicketID: tk.ID, IssuedAt: clock.Now(), NotBefore: clock.Now(), ExpiresAt: clock.Now().Add(time.Hour)})
+	if code, doc := page("GET", "/shop?wr_token="+forged); code != 403 || status(doc) != "refused" {
+		t.Fatalf("forged: %d %s", code, status(doc))
+	}
+	res, _ := http.Get(ts.URL + "/shop")
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), "/rooms/demo") {
+		t.Fatal("refusal page does not lead to the waiting room")
+	}
+}
