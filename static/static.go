@@ -89,15 +89,6 @@ func Path(name string) string {
 	return Prefix + name
 }
 
-// Names lists the embedded files by their plain names.
-func Names() []string {
-	out := make([]string, 0, len(hashed))
-	for n := range hashed {
-		out = append(out, n)
-	}
-	return out
-}
-
 // Handler serves the files at their hashed URLs with a year-long immutable
 // cache. An unknown name or an old hash is 404: caching a stale file under
 // a new page would be worse than a miss. It accepts paths with or without

@@ -44,11 +44,15 @@ test("skips a rung the browser lacks", () => {
   assert.equal(l.transport, "poll");
 });
 
-test("backoff keeps growing across rungs until a good message", () => {
-  const l = failTimes(ladder.start(all), 5);
-  assert.equal(l.attempt, 5);
+test("backoff grows on a rung and starts again on the next", () => {
+  let l = failTimes(ladder.start(all), FAILURES_BEFORE_FALLBACK - 1);
+  assert.equal(l.attempt, FAILURES_BEFORE_FALLBACK - 1);
+  const down = ladder.onFailure(l, all, undefined, () => 0.999);
+  assert.equal(down.ladder.transport, "sse");
+  assert.equal(down.delayMs, 999, "the next rung is tried within a second");
+  l = failTimes(ladder.start({ ws: false, sse: false }), 20, { ws: false, sse: false });
   const r = ladder.onFailure(l, all, undefined, () => 0.999);
-  assert.equal(r.delayMs, 29_970); // capped at 30 s
+  assert.equal(r.delayMs, 29_970, "polling backs off up to the 30 s cap");
 });
 
 test("going away spreads the retry but does not count as a failure", () => {

@@ -26,7 +26,7 @@ export interface Ladder {
   transport: Transport;
   /** Failures on this rung since the last good message. */
   failures: number;
-  /** Retries since the last good message, across rungs: drives the backoff. */
+  /** Retries on this rung since the last good message: drives the backoff. */
   attempt: number;
 }
 
@@ -53,6 +53,10 @@ export function onMessage(l: Ladder): Ladder {
  * onFailure records a connection that could not open, broke, or went silent,
  * and says where and after how long to try again. The ticket is kept, so a
  * retry resumes the same place in line.
+ *
+ * The backoff starts again on a new rung: a proxy that blocks WebSocket says
+ * nothing about SSE, and a page that stays silent too long is taken for
+ * abandoned by the server (30 s by default), so the way down must be quick.
  */
 export function onFailure(
   l: Ladder,
@@ -60,14 +64,15 @@ export function onFailure(
   opts: BackoffOptions = DEFAULT_BACKOFF,
   random: () => number = Math.random,
 ): Retry {
-  const attempt = l.attempt + 1;
-  let transport = l.transport;
+  let { transport } = l;
   let failures = l.failures + 1;
+  let attempt = l.attempt + 1;
   if (failures >= FAILURES_BEFORE_FALLBACK) {
     const lower = RUNGS.slice(RUNGS.indexOf(transport) + 1).find((t) => supported(t, support));
     if (lower) {
       transport = lower;
       failures = 0;
+      attempt = 1;
     }
   }
   return { ladder: { transport, failures, attempt }, delayMs: backoffDelay(attempt, opts, random) };

@@ -119,7 +119,7 @@ test("falls from WebSocket to SSE to polling, keeping the same ticket", async ()
   assert.equal(env.gets.length, 2);
 });
 
-test("backoff delays grow between failures", () => {
+test("backoff delays grow between failures and restart on a new rung", () => {
   const { env, conn } = setup();
   conn.start();
   const delays: number[] = [];
@@ -128,7 +128,8 @@ test("backoff delays grow between failures", () => {
     delays.push(env.fire());
     if (conn.transport === "poll") break;
   }
-  assert.deepEqual(delays, [500, 1000, 2000, 4000, 8000, 15000]); // random() = 0.5
+  // random() = 0.5: half the ceiling, which restarts on each new rung
+  assert.deepEqual(delays, [500, 1000, 500, 1000, 2000, 500]);
 });
 
 test("a 1001 close reconnects on the same rung after a spread-out delay", () => {
@@ -200,9 +201,15 @@ test("a network error while polling backs off and polls again", async () => {
   conn.start();
   env.gets[0].reject(new Error("offline"));
   await tick();
-  assert.equal(statuses.at(-1), "reconnecting");
+  assert.equal(statuses.at(-1), "connecting", "never connected yet: not 'reconnecting'");
   env.fire();
   assert.equal(env.gets.length, 2);
+  env.gets[1].resolve({ status: 200, text: JSON.stringify(ticket()) });
+  await tick();
+  env.fire();
+  env.gets[2].resolve({ status: 503, text: "" });
+  await tick();
+  assert.equal(statuses.at(-1), "reconnecting");
 });
 
 test("nudge skips a pending retry but leaves a live channel alone", () => {

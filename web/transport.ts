@@ -58,6 +58,7 @@ export class Connection {
   private watchdog: unknown = null;
   private nextUpdateMs: number;
   private stopped = false;
+  private everConnected = false; // "reconnecting" only makes sense after a connection
 
   constructor(private readonly o: Options) {
     this.ladder = ladder.start({ ws: !!o.env.openWS, sse: !!o.env.openSSE });
@@ -155,6 +156,7 @@ export class Connection {
   private good(gen: number, t: Ticket): void {
     if (gen !== this.gen || this.stopped) return;
     this.ladder = ladder.onMessage(this.ladder);
+    this.everConnected = true;
     if (t.next_update_ms > 0) this.nextUpdateMs = t.next_update_ms;
     if (this.ladder.transport === "poll") {
       this.timer = this.o.env.setTimeout(() => this.poll(gen), ladder.pollDelayMs(this.nextUpdateMs));
@@ -173,7 +175,7 @@ export class Connection {
       ? ladder.onGoingAway(this.ladder, undefined, this.o.env.random)
       : ladder.onFailure(this.ladder, { ws: !!this.o.env.openWS, sse: !!this.o.env.openSSE }, undefined, this.o.env.random);
     this.ladder = r.ladder;
-    this.o.hooks.status("reconnecting");
+    this.o.hooks.status(this.everConnected ? "reconnecting" : "connecting");
     this.timer = this.o.env.setTimeout(() => this.open(), r.delayMs);
   }
 
