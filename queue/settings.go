@@ -38,6 +38,8 @@ type Settings struct {
 	Title           string     `json:"title"`
 	Message         string     `json:"message"`
 	UserSecret      string     `json:"user_secret,omitempty"`
+	ThemeColor      string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
+	LogoURL         string     `json:"logo_url,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -74,7 +76,10 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
-var roomIDPattern = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+var (
+	roomIDPattern     = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
+	themeColorPattern = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+)
 
 // ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}.
 func ValidRoomID(id string) bool { return roomIDPattern.MatchString(id) }
@@ -121,6 +126,14 @@ func (s *Settings) Validate() error {
 	}
 	if err := validateTargetURL(s.TargetURL); err != nil {
 		return bad("target_url", "%v", err)
+	}
+	if s.ThemeColor != "" && !themeColorPattern.MatchString(s.ThemeColor) {
+		return bad("theme_color", "must be #rgb or #rrggbb")
+	}
+	if s.LogoURL != "" {
+		if err := validateTargetURL(s.LogoURL); err != nil {
+			return bad("logo_url", "%v", err)
+		}
 	}
 	if len(s.Tiers) == 0 {
 		s.Tiers = DefaultTiers()

@@ -300,6 +300,7 @@ type record struct {
 	Admitted  float64 `json:"a"`
 	Orderable float64 `json:"o"`
 	Expires   float64 `json:"x"`
+	EntryPos  float64 `json:"p"`
 }
 
 func decodeStatus(room, id string, res []any, now time.Time) (Ticket, error) {
@@ -317,7 +318,7 @@ func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) 
 	}
 	t := Ticket{
 		Room: room, ID: id, Identity: rec.Identity, State: rec.State, Reason: rec.Reason,
-		Seq: int64(rec.Seq), Waiting: toInt(waiting), EnteredAt: time.UnixMilli(int64(rec.Entered)),
+		Seq: int64(rec.Seq), EntryPosition: int64(rec.EntryPos), Waiting: toInt(waiting), EnteredAt: time.UnixMilli(int64(rec.Entered)),
 	}
 	t.Rate, _ = strconv.ParseFloat(fmt.Sprint(rate), 64)
 	if r := toInt(rank); t.State == StateWaiting && r >= 0 {

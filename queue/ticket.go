@@ -12,19 +12,20 @@ const (
 
 // Ticket is one visitor's place in one room, as the store knows it.
 type Ticket struct {
-	Room        string
-	ID          string
-	Identity    string // "v:<visitor>" or "u:<user sub>"
-	State       string
-	Reason      string // why a ticket is expired: abandoned, reclaimed, completed, left
-	Seq         int64  // arrival order from the room's INCR sequence
-	Position    int64  // 1-based among live waiters; 0 unless waiting
-	Waiting     int64  // live waiters in the room
-	EnteredAt   time.Time
-	AdmittedAt  time.Time // zero unless admitted
-	OrderableAt time.Time // admission time + jitter
-	ExpiresAt   time.Time // OrderableAt + session TTL
-	Rate        float64   // measured admissions per second over the last minute; 0 if none
+	Room          string
+	ID            string
+	Identity      string // "v:<visitor>" or "u:<user sub>"
+	State         string
+	Reason        string // why a ticket is expired: abandoned, reclaimed, completed, left
+	Seq           int64  // arrival order from the room's INCR sequence
+	Position      int64  // 1-based among live waiters; 0 unless waiting
+	EntryPosition int64  // position when the ticket joined the line
+	Waiting       int64  // live waiters in the room
+	EnteredAt     time.Time
+	AdmittedAt    time.Time // zero unless admitted
+	OrderableAt   time.Time // admission time + jitter
+	ExpiresAt     time.Time // OrderableAt + session TTL
+	Rate          float64   // measured admissions per second over the last minute; 0 if none
 }
 
 // Subject is the identity as it goes into the entry token's sub claim.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,6 +15,7 @@ type enterer interface {
 	roomReader
 	tokenSigner
 	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
+	Now() time.Time
 }
 
 // handleEnter: POST /api/rooms/:room/enter {"user_token"?}

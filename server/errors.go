@@ -104,9 +104,13 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 }
 
-// wantsPage reports whether a failed request was for an HTML page, not the API.
+// wantsPage reports whether a failed request was a browser's, for a page
+// rather than the API.
 func wantsPage(c echo.Context) bool {
 	p := c.Request().URL.Path
-	return !strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/admin/api/") && !strings.HasPrefix(p, "/.well-known/")
+	if strings.HasPrefix(p, "/api/") || strings.HasPrefix(p, "/admin/api/") || strings.HasPrefix(p, "/.well-known/") {
+		return false
+	}
+	return strings.HasPrefix(p, "/rooms/") || strings.Contains(c.Request().Header.Get("Accept"), "text/html")
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/push"
+	"github.com/waitroom/waitroom/static"
 )
 
 // Config is what the server needs beyond the line.
@@ -54,6 +55,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
+	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now}
 
@@ -77,10 +79,26 @@ func New(line *queue.Line, cfg Config) *Server {
 	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
 	admin.GET("/rooms/:room/stats", handleRoomStats(line))
 
+	e.GET("/rooms/:room", handleRoomPage(line, ids))
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
+	s.pageError = renderError
+
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return errorf(http.StatusNotFound, "not_found", "no such endpoint")
 	})
 	return s
+}
+
+// securityHeaders: no page may be framed by another site (the embed route
+// sets its own frame-ancestors), and browsers must not sniff types.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "frame-ancestors 'self'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
 }
 
 // Run pushes updates to open pages until ctx ends: the hub's tier loop, fed

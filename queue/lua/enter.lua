@@ -69,6 +69,7 @@ if admit then
 else
   redis.call('ZADD', KEYS[4], seq, id)
   redis.call('ZADD', KEYS[5], now, id)
+  rec.p = redis.call('ZCARD', KEYS[4]) -- position at entry, for the progress bar
 end
 redis.call('HSET', KEYS[2], id, cjson.encode(rec))
 redis.call('HSET', KEYS[1], identity, id)
