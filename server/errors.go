@@ -113,4 +113,3 @@ func wantsPage(c echo.Context) bool {
 	}
 	return strings.HasPrefix(p, "/rooms/") || strings.Contains(c.Request().Header.Get("Accept"), "text/html")
 }
-

@@ -136,4 +136,3 @@ func redisOptions(raw string) (*redis.UniversalOptions, error) {
 		Username: one.Username, Password: one.Password, TLSConfig: one.TLSConfig,
 	}, nil
 }
-

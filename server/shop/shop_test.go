@@ -65,7 +65,10 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 		}
 		return res.StatusCode, doc
 	}
-	status := func(doc *goquery.Document) string { v, _ := doc.Find(`[data-testid="shop"]`).Attr("data-status"); return v }
+	status := func(doc *goquery.Document) string {
+		v, _ := doc.Find(`[data-testid="shop"]`).Attr("data-status")
+		return v
+	}
 
 	if code, doc := page("GET", "/shop"); code != 403 || status(doc) != "need_ticket" {
 		t.Fatalf("no token: %d %s", code, status(doc))
