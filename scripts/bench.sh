@@ -10,7 +10,8 @@
 # STATUS_RATES ("10000 15000 20000"): the open-loop runs, RB_N (200000
 # redis-benchmark requests per test),
 # PROFILE=1 (perf-record the server during the status run), KEEP=1 (keep the
-# work directory with the JSON results and logs).
+# work directory with the JSON results and logs), COMMIT (what to call the
+# code under test when it is not a git checkout).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -91,7 +92,11 @@ echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
 echo "go:     $(go version)"
 echo "redis:  $(redis-server --version)"
-echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [[ -z ${COMMIT:-} ]]; then
+	COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
+fi
+echo "commit: $COMMIT"
 
 echo
 echo "== redis-benchmark on the same Redis (-c $CONCURRENCY, no pipelining)"
