@@ -107,10 +107,22 @@ func (l *Line) Room(ctx context.Context, room string) (Settings, error) {
 		return Settings{}, err
 	}
 	if err != nil {
+		if ok {
+			return c.settings, nil // Redis is down: the last known settings serve degraded mode
+		}
 		return Settings{}, err
 	}
 	l.remember(room, s, now)
 	return s, nil
+}
+
+// CachedRoom returns the last known settings of room without asking Redis:
+// the degraded path must not probe a Redis that is down.
+func (l *Line) CachedRoom(room string) (Settings, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c, ok := l.cache[room]
+	return c.settings, ok
 }
 
 func (l *Line) remember(room string, s Settings, now time.Time) {

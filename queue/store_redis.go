@@ -380,3 +380,36 @@ func (s *RedisStore) Listen(ctx context.Context, onAdmit func(room string, ids [
 		}
 	}
 }
+
+func (s *RedisStore) drillKey() string { return s.prefix + "drill" }
+
+// Probe pings Redis and reads the deployment's degraded-mode drill: "on",
+// "off", or absent for automatic. It is the availability flag's probe.
+func (s *RedisStore) Probe(ctx context.Context) (*bool, error) {
+	v, err := s.rdb.Get(ctx, s.drillKey()).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	on := v == "on"
+	return &on, nil
+}
+
+// SetDrill stores the drill for every server; nil returns to automatic.
+func (s *RedisStore) SetDrill(ctx context.Context, on *bool) error {
+	var err error
+	switch {
+	case on == nil:
+		err = s.rdb.Del(ctx, s.drillKey()).Err()
+	case *on:
+		err = s.rdb.Set(ctx, s.drillKey(), "on", 0).Err()
+	default:
+		err = s.rdb.Set(ctx, s.drillKey(), "off", 0).Err()
+	}
+	if err != nil {
+		return fmt.Errorf("queue: set drill: %w", err)
+	}
+	return nil
+}

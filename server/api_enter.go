@@ -13,13 +13,14 @@ import (
 // enterer is what the enter handler needs of the line.
 type enterer interface {
 	roomReader
+	cachedRooms
 	tokenSigner
 	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
 	Now() time.Time
 }
 
 // handleEnter: POST /api/rooms/:room/enter {"user_token"?}
-func handleEnter(line enterer, ids identities) echo.HandlerFunc {
+func handleEnter(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -31,7 +32,7 @@ func handleEnter(line enterer, ids identities) echo.HandlerFunc {
 		if err := decodeBody(c, &body, true); err != nil {
 			return err
 		}
-		v, err := enter(c, line, ids, room, body.UserToken)
+		v, err := enter(c, line, ids, deg, room, body.UserToken)
 		if err != nil {
 			return err
 		}
@@ -40,7 +41,10 @@ func handleEnter(line enterer, ids identities) echo.HandlerFunc {
 }
 
 // enter is shared by the API and the waiting page.
-func enter(c echo.Context, line enterer, ids identities, room, userToken string) (ticketJSON, error) {
+func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, room, userToken string) (ticketJSON, error) {
+	if deg.Degraded() {
+		return bypassed(line, room, "")
+	}
 	ctx := c.Request().Context()
 	s, err := line.Room(ctx, room)
 	if err != nil {

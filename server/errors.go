@@ -3,14 +3,10 @@ package server
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"net/http"
 	"strings"
-	"syscall"
 
 	"github.com/labstack/echo/v4"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
 )
@@ -49,7 +45,7 @@ func toAPIError(err error) *apiError {
 		return errRoomNotFound
 	case errors.Is(err, queue.ErrTicketNotFound):
 		return errTicketNotFound
-	case unavailable(err):
+	case queue.Unreachable(err):
 		return errUnavailable
 	case errors.As(err, &he):
 		msg, _ := he.Message.(string)
@@ -63,15 +59,6 @@ func toAPIError(err error) *apiError {
 		return &apiError{Status: he.Code, Code: code, Message: strings.ToLower(msg[:1]) + msg[1:]}
 	}
 	return &apiError{Status: http.StatusInternalServerError, Code: "internal", Message: "internal error"}
-}
-
-// unavailable reports whether err means Redis could not be reached.
-func unavailable(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, io.EOF) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, redis.ErrClosed) ||
-		errors.Is(err, redis.ErrPoolTimeout) || errors.Is(err, context.DeadlineExceeded) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, net.ErrClosed)
 }
 
 // errorHandler answers every failed request with the JSON error shape (or,

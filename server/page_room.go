@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,11 +14,17 @@ import (
 // handleRoomPage: GET /rooms/:room enters the visitor (same rules as the
 // enter API) and shows the waiting page. It also works without JavaScript:
 // the page refreshes itself at the tier interval, and each load is a status.
-func handleRoomPage(line enterer, ids identities) echo.HandlerFunc {
+func handleRoomPage(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
 			return err
+		}
+		if deg.Degraded() {
+			if _, err := bypassed(line, room, ""); err != nil {
+				return err
+			}
+			return c.Redirect(http.StatusSeeOther, acceptURL(room)+langQuery(c))
 		}
 		ctx := c.Request().Context()
 		s, err := line.Room(ctx, room)
@@ -52,6 +59,14 @@ func handleRoomPage(line enterer, ids identities) echo.HandlerFunc {
 			LastUpdate: now, Now: now,
 		}))
 	}
+}
+
+// langQuery keeps an explicit ?lang= across a redirect.
+func langQuery(c echo.Context) string {
+	if l := c.QueryParam("lang"); l != "" {
+		return "?lang=" + url.QueryEscape(l)
+	}
+	return ""
 }
 
 func entryPosition(t queue.Ticket) int64 { return max(t.EntryPosition, t.Position) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,16 +15,23 @@ import (
 // manyReader is what the push fetcher needs of the line.
 type manyReader interface {
 	tokenSigner
+	cachedRooms
 	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
 }
 
 // pushFetcher reads the tickets of every due connection of a room in one
 // pipelined round trip and renders each as the ticket JSON.
-type pushFetcher struct{ line manyReader }
+type pushFetcher struct {
+	line manyReader
+	deg  degradeFlag
+}
 
 var _ push.Fetcher = pushFetcher{}
 
 func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]push.Update, error) {
+	if f.deg.Degraded() {
+		return f.bypassed(room, ids)
+	}
 	ts, s, err := f.line.StatusMany(ctx, room, ids)
 	if err != nil {
 		return nil, err
@@ -39,6 +47,23 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 			return nil, err
 		}
 		out[i] = push.Update{Ticket: ids[i], State: v.State, Interval: s.TierInterval(t.Position), Payload: data}
+	}
+	return out, nil
+}
+
+// bypassed tells open pages to switch to the accept page: Redis is down.
+func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) {
+	out := make([]push.Update, len(ids))
+	for i, id := range ids {
+		v, err := bypassed(f.line, room, id)
+		if err != nil {
+			return nil, err
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = push.Update{Ticket: id, State: v.State, Interval: time.Duration(v.NextUpdateMS) * time.Millisecond, Payload: data}
 	}
 	return out, nil
 }

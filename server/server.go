@@ -24,6 +24,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Ping checks that Redis answers, for /readyz.
 	Ping func(ctx context.Context) error
+	// Avail is the availability flag; nil means never degraded.
+	Avail *queue.Availability
 }
 
 // Server routes requests to handlers.
@@ -50,8 +52,16 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	var deg degradeFlag = never{}
+	if cfg.Avail != nil {
+		deg = cfg.Avail
+	}
 	s := &Server{e: e, line: line, log: cfg.Logger,
-		hub: push.NewHub(pushFetcher{line: line}, push.Options{Logger: cfg.Logger})}
+		hub: push.NewHub(pushFetcher{line: line, deg: deg}, push.Options{Logger: cfg.Logger})}
+	if cfg.Avail != nil {
+		// Open pages and sockets switch to (or back from) the accept page by themselves.
+		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
+	}
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
@@ -64,8 +74,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")
-	api.POST("/rooms/:room/enter", handleEnter(line, ids))
-	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids))
+	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg))
+	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids))
 	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, s.hub, false))
 	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, s.hub, true))
@@ -79,7 +89,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
 	admin.GET("/rooms/:room/stats", handleRoomStats(line))
 
-	e.GET("/rooms/:room", handleRoomPage(line, ids))
+	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	s.pageError = renderError
 

@@ -20,6 +20,7 @@ type ticketJSON struct {
 	OrderableAt  *string `json:"orderable_at"`
 	RedirectURL  *string `json:"redirect_url"`
 	Paused       bool    `json:"paused"`
+	AcceptURL    *string `json:"accept_url"` // set when bypassed: Redis is down, submit an intent there
 }
 
 // tokenSigner is what a ticket view needs of the line.

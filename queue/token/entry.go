@@ -3,6 +3,8 @@ package token
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -29,13 +31,18 @@ type entryWire struct {
 	Subject   string           `json:"sub"`
 	ID        string           `json:"jti"`
 	IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
-	NotBefore *jwt.NumericDate `json:"nbf,omitempty"`
+	NotBefore *preciseDate     `json:"nbf,omitempty"`
 	ExpiresAt *jwt.NumericDate `json:"exp"`
 }
 
 func (w *entryWire) GetExpirationTime() (*jwt.NumericDate, error) { return w.ExpiresAt, nil }
 func (w *entryWire) GetIssuedAt() (*jwt.NumericDate, error)       { return w.IssuedAt, nil }
-func (w *entryWire) GetNotBefore() (*jwt.NumericDate, error)      { return w.NotBefore, nil }
+func (w *entryWire) GetNotBefore() (*jwt.NumericDate, error) {
+	if w.NotBefore == nil {
+		return nil, nil
+	}
+	return &w.NotBefore.NumericDate, nil
+}
 func (w *entryWire) GetIssuer() (string, error)                   { return w.Issuer, nil }
 func (w *entryWire) GetSubject() (string, error)                  { return w.Subject, nil }
 func (w *entryWire) GetAudience() (jwt.ClaimStrings, error) {
@@ -46,8 +53,8 @@ func (w *entryWire) GetAudience() (jwt.ClaimStrings, error) {
 // header. Ed25519 signatures are deterministic, so the same claims always give
 // the same token: the server can sign again on each read instead of storing it.
 //
-// Times go out in whole seconds: exp is rounded down and nbf up, so rounding
-// never lets a token be used outside the window it was signed for.
+// exp and iat go out in whole seconds, exp rounded down; nbf in milliseconds,
+// rounded up: rounding never lets a token be used outside its window.
 // An empty Issuer takes the keyset's.
 func (ks *Keyset) Sign(c EntryClaims) (string, error) {
 	if len(ks.keys) == 0 {
@@ -75,7 +82,7 @@ func (ks *Keyset) Sign(c EntryClaims) (string, error) {
 		Subject:   c.Subject,
 		ID:        c.TicketID,
 		IssuedAt:  numericDate(c.IssuedAt, false),
-		NotBefore: numericDate(c.NotBefore, true),
+		NotBefore: millisDate(c.NotBefore),
 		ExpiresAt: numericDate(c.ExpiresAt, false),
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, &w)
@@ -98,6 +105,43 @@ func numericDate(t time.Time, roundUp bool) *jwt.NumericDate {
 		sec++
 	}
 	return &jwt.NumericDate{Time: time.Unix(sec, 0).UTC()}
+}
+
+// preciseDate is a NumericDate written with millisecond precision (RFC 7519
+// allows fractions). nbf is the jittered start of a visitor's turn: whole
+// seconds would move it by up to a second and bunch a batch together again.
+type preciseDate struct{ jwt.NumericDate }
+
+func (d preciseDate) MarshalJSON() ([]byte, error) {
+	return []byte(strconv.FormatFloat(float64(d.UnixMilli())/1000, 'f', 3, 64)), nil
+}
+
+// UnmarshalJSON keeps the milliseconds that jwt.NumericDate would drop at
+// its default precision.
+func (d *preciseDate) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("token: nbf: %w", err)
+	}
+	d.Time = time.UnixMilli(int64(math.Round(f * 1000))).UTC()
+	return nil
+}
+
+// millisDate rounds t up to the millisecond, so nbf is never before t.
+func millisDate(t time.Time) *preciseDate {
+	if t.IsZero() {
+		return nil
+	}
+	ms := t.UnixMilli()
+	if t.Sub(time.UnixMilli(ms)) > 0 {
+		ms++
+	}
+	return &preciseDate{jwt.NumericDate{Time: time.UnixMilli(ms).UTC()}}
+}
+
+func (w *entryWire) GetNotBeforeDate() *jwt.NumericDate {
+	d, _ := w.GetNotBefore()
+	return d
 }
 
 func timeOf(d *jwt.NumericDate) time.Time {
@@ -141,7 +185,7 @@ func (ks *Keyset) Verify(tok string, now time.Time) (EntryClaims, error) {
 		Subject:   w.Subject,
 		TicketID:  w.ID,
 		IssuedAt:  timeOf(w.IssuedAt),
-		NotBefore: timeOf(w.NotBefore),
+		NotBefore: timeOf(w.GetNotBeforeDate()),
 		ExpiresAt: timeOf(w.ExpiresAt),
 	}, nil
 }

@@ -28,7 +28,7 @@ func TestSignVerifyRoundTrip(t *testing.T) {
 		Subject:   c.Subject,
 		TicketID:  c.TicketID,
 		IssuedAt:  whole,
-		NotBefore: whole.Add(time.Second),      // rounded up
+		NotBefore: t0,                          // kept to the millisecond: it is the jittered start
 		ExpiresAt: whole.Add(10 * time.Minute), // rounded down
 	}
 	if got != want {
@@ -60,10 +60,13 @@ func TestTokenWireFormat(t *testing.T) {
 	if aud, ok := payload["aud"].(string); !ok || aud != "launch" {
 		t.Fatalf("aud = %#v, want the single string \"launch\"", payload["aud"])
 	}
-	for _, k := range []string{"iat", "nbf", "exp"} {
+	for _, k := range []string{"iat", "exp"} {
 		if f, ok := payload[k].(float64); !ok || f != float64(int64(f)) {
 			t.Fatalf("%s = %#v, want whole seconds", k, payload[k])
 		}
+	}
+	if f, ok := payload["nbf"].(float64); !ok || int64(f*1000) != validClaims().NotBefore.UnixMilli() {
+		t.Fatalf("nbf = %#v, want %d ms", payload["nbf"], validClaims().NotBefore.UnixMilli())
 	}
 	if payload["sub"] != "v:visitor-1" || payload["jti"] != "tkt-1" {
 		t.Fatalf("payload %v", payload)
@@ -143,7 +146,7 @@ func TestValidityWindow(t *testing.T) {
 	ks := mustKeyset(t, fixedKey("a"))
 	c := validClaims()
 	tok := mustSign(t, ks, c)
-	nbf := t0.Truncate(time.Second)
+	nbf := c.NotBefore // milliseconds kept
 	exp := t0.Truncate(time.Second).Add(10 * time.Minute)
 
 	for _, now := range []time.Time{nbf, exp.Add(-time.Nanosecond)} {

@@ -121,3 +121,17 @@ func (h *Hub) coalesce(n notice) []batch {
 	}
 	return out
 }
+
+// NotifyAll pushes every connection of every room at once, e.g. when the
+// server switches to or from degraded mode.
+func (h *Hub) NotifyAll() {
+	h.mu.Lock()
+	rooms := make([]string, 0, len(h.rooms))
+	for id := range h.rooms {
+		rooms = append(rooms, id)
+	}
+	h.mu.Unlock()
+	for _, id := range rooms {
+		h.NotifyRoom(id)
+	}
+}

@@ -1,0 +1,221 @@
+package queue
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
+)
+
+// Thresholds of the availability flag: a few failures in a row switch to
+// degraded fast; more successes in a row are needed to switch back, so a
+// flapping Redis does not flap the shop.
+const (
+	failuresToDegrade  = 2
+	successesToRecover = 4
+	pingInterval       = 500 * time.Millisecond
+	pingTimeout        = 400 * time.Millisecond
+)
+
+// Availability is this server's one flag for "Redis can be used". It is fed
+// by the outcome of every Redis call (through a client hook) and by a
+// background ping; hot paths only read it.
+type Availability struct {
+	clock clockwork.Clock
+	log   *slog.Logger
+
+	degraded atomic.Bool
+
+	mu        sync.Mutex
+	redisUp   bool
+	failures  int
+	successes int
+	forced    *bool // an operator's drill: nil means automatic
+	reason    string
+	since     time.Time
+	onChange  []func(degraded bool)
+}
+
+// AvailabilityState is what GET /admin/api/degrade shows.
+type AvailabilityState struct {
+	Degraded bool      `json:"degraded"`
+	Forced   *bool     `json:"forced"` // null: automatic
+	RedisUp  bool      `json:"redis_up"`
+	Reason   string    `json:"reason"`
+	Since    time.Time `json:"since"`
+}
+
+// NewAvailability starts with Redis assumed up.
+func NewAvailability(clock clockwork.Clock, log *slog.Logger) *Availability {
+	if clock == nil {
+		clock = clockwork.NewRealClock()
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Availability{clock: clock, log: log, redisUp: true, reason: "redis answers", since: clock.Now()}
+}
+
+// Degraded is the hot-path read.
+func (a *Availability) Degraded() bool { return a.degraded.Load() }
+
+// OnChange registers fn to hear every switch (after it happened).
+func (a *Availability) OnChange(fn func(degraded bool)) {
+	a.mu.Lock()
+	a.onChange = append(a.onChange, fn)
+	a.mu.Unlock()
+}
+
+// State reports the flag and why.
+func (a *Availability) State() AvailabilityState {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return AvailabilityState{Degraded: a.degraded.Load(), Forced: a.forced, RedisUp: a.redisUp, Reason: a.reason, Since: a.since}
+}
+
+// Record counts one Redis call's outcome. Only errors that mean Redis cannot
+// be reached count as failures; a script's own error or a missing key is an
+// answer, so it counts as success.
+func (a *Availability) Record(err error) {
+	a.mu.Lock()
+	if err != nil && Unreachable(err) {
+		a.successes = 0
+		a.failures++
+		if a.redisUp && a.failures >= failuresToDegrade {
+			a.redisUp = false
+			a.log.Warn("redis unreachable: switching to degraded mode", "err", err)
+			a.reason = "redis unreachable: " + err.Error()
+		}
+	} else {
+		a.failures = 0
+		a.successes++
+		if !a.redisUp && a.successes >= successesToRecover {
+			a.redisUp = true
+			a.log.Info("redis answers again: leaving degraded mode")
+			a.reason = "redis answers"
+		}
+	}
+	a.apply()
+}
+
+// Force sets a drill: on forces degraded mode, off forces normal mode, nil
+// returns to automatic.
+func (a *Availability) Force(on *bool) {
+	a.mu.Lock()
+	a.forced = on
+	switch {
+	case on == nil:
+		a.log.Info("degraded mode: back to automatic")
+	case *on:
+		a.log.Warn("degraded mode forced on by an operator")
+	default:
+		a.log.Warn("degraded mode forced off by an operator")
+	}
+	a.apply()
+}
+
+// apply recomputes the flag and tells listeners on a switch; a.mu is held
+// and released here.
+func (a *Availability) apply() {
+	want := !a.redisUp
+	if a.forced != nil {
+		want = *a.forced
+		if want {
+			a.reason = "forced by an operator (drill)"
+		}
+	}
+	changed := a.degraded.Load() != want
+	var fns []func(bool)
+	if changed {
+		a.degraded.Store(want)
+		a.since = a.clock.Now()
+		fns = append(fns, a.onChange...)
+	}
+	a.mu.Unlock()
+	for _, fn := range fns {
+		fn(want)
+	}
+}
+
+// Probe asks Redis whether it answers, and for the deployment's drill
+// setting (nil: automatic), so a drill started on one server reaches all.
+type Probe func(ctx context.Context) (drill *bool, err error)
+
+// Run probes every 500 ms until ctx ends, so an idle server notices too.
+func (a *Availability) Run(ctx context.Context, probe Probe) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-a.clock.After(pingInterval):
+		}
+		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		drill, err := probe(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil {
+			a.setDrill(drill)
+		}
+		a.Record(err)
+	}
+}
+
+// setDrill adopts the deployment's drill setting when it differs.
+func (a *Availability) setDrill(on *bool) {
+	a.mu.Lock()
+	same := (a.forced == nil && on == nil) || (a.forced != nil && on != nil && *a.forced == *on)
+	a.mu.Unlock()
+	if !same {
+		a.Force(on)
+	}
+}
+
+// Hook returns a go-redis hook that records every command's outcome.
+func (a *Availability) Hook() redis.Hook { return availabilityHook{a} }
+
+type availabilityHook struct{ a *Availability }
+
+func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h availabilityHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		err := next(ctx, cmd)
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			h.a.Record(err)
+		}
+		return err
+	}
+}
+
+func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		if !errors.Is(ctx.Err(), context.Canceled) {
+			h.a.Record(err)
+		}
+		return err
+	}
+}
+
+// Unreachable reports whether err means Redis could not be reached, as
+// opposed to Redis answering with an error.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
