@@ -63,4 +63,9 @@ type Store interface {
 	// Listen delivers admissions and settings changes from every server
 	// sharing the store, until ctx ends.
 	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+
+	// Probe pings and reads the deployment's degraded-mode drill (nil: automatic).
+	Probe(ctx context.Context) (*bool, error)
+	// SetDrill stores the drill for every server; nil returns to automatic.
+	SetDrill(ctx context.Context, on *bool) error
 }

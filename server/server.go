@@ -88,6 +88,10 @@ func New(line *queue.Line, cfg Config) *Server {
 	admin.PUT("/rooms/:room", handlePutRoom(line))
 	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
 	admin.GET("/rooms/:room/stats", handleRoomStats(line))
+	if cfg.Avail != nil {
+		admin.GET("/degrade", handleGetDegrade(cfg.Avail))
+		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
+	}
 
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))

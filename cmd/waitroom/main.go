@@ -74,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
 	}
 
+	avail := queue.NewAvailability(nil, log)
+	rdb.AddHook(avail.Hook()) // every Redis call's outcome feeds the flag
 	store := queue.NewRedisStore(rdb, "wr:")
 	line := queue.NewLine(store, keys, queue.LineOptions{Logger: log})
 	if embedded != nil {
@@ -87,6 +89,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger:     log,
 		Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
+		Avail:      avail,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -109,6 +112,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	})
 	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return avail.Run(gctx, store.Probe) })
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down")

@@ -1,0 +1,126 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redistest"
+)
+
+var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+
+func TestAvailabilitySwitchesWithoutFlapping(t *testing.T) {
+	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+	var switches atomic.Int32
+	a.OnChange(func(bool) { switches.Add(1) })
+
+	a.Record(errRefused)
+	if a.Degraded() {
+		t.Fatal("one failure switched to degraded")
+	}
+	a.Record(redis.Nil) // an answer, not an outage
+	a.Record(errRefused)
+	if a.Degraded() {
+		t.Fatal("failures that are not consecutive switched to degraded")
+	}
+	a.Record(errRefused)
+	if !a.Degraded() || a.State().RedisUp {
+		t.Fatal("two failures in a row did not switch to degraded")
+	}
+	// Recovery needs several successes in a row: one flicker is not enough.
+	a.Record(nil)
+	a.Record(nil)
+	a.Record(errRefused)
+	a.Record(nil)
+	a.Record(nil)
+	a.Record(nil)
+	if !a.Degraded() {
+		t.Fatal("recovered before four successes in a row")
+	}
+	a.Record(nil)
+	if a.Degraded() {
+		t.Fatal("four successes in a row did not recover")
+	}
+	if got := switches.Load(); got != 2 {
+		t.Fatalf("%d switches, want 2", got)
+	}
+	if queue.Unreachable(errors.New("ERR script error")) || !queue.Unreachable(errRefused) {
+		t.Fatal("Unreachable misclassifies")
+	}
+}
+
+func TestAvailabilityDrillOverridesAndReturnsToAutomatic(t *testing.T) {
+	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+	on, off := true, false
+	a.Force(&on)
+	if st := a.State(); !st.Degraded || st.Reason == "" || st.Forced == nil {
+		t.Fatalf("forced on: %+v", st)
+	}
+	a.Record(errRefused)
+	a.Record(errRefused)
+	a.Force(&off)
+	if a.Degraded() {
+		t.Fatal("forced off while Redis is down is still degraded")
+	}
+	a.Force(nil)
+	if !a.Degraded() {
+		t.Fatal("back to automatic with Redis down is not degraded")
+	}
+}
+
+// TestAvailabilityNoticesAKilledRedis: with a real redis-server killed, the
+// probe loop (500 ms, fake clock) switches within two probes, and back after
+// a restart once four probes answer.
+func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
+	srv := redistest.Start(t)
+	rdb := srv.Client(t)
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil)
+	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() { defer close(done); _ = a.Run(ctx, store.Probe) }()
+	probes := func(n int) {
+		for i := 0; i < n; i++ {
+			if err := clock.BlockUntilContext(ctx, 1); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(500 * time.Millisecond)
+		}
+		_ = clock.BlockUntilContext(ctx, 1) // the last probe has been recorded
+	}
+	probes(2)
+	if a.Degraded() {
+		t.Fatal("degraded while Redis answers")
+	}
+	srv.Kill()
+	probes(2)
+	if !a.Degraded() {
+		t.Fatalf("not degraded 1 s after Redis died: %+v", a.State())
+	}
+	srv.Restart(t)
+	probes(4)
+	if a.Degraded() {
+		t.Fatalf("still degraded after Redis came back: %+v", a.State())
+	}
+	// A drill set on one server reaches every server through Redis.
+	on := true
+	if err := store.SetDrill(ctx, &on); err != nil {
+		t.Fatal(err)
+	}
+	probes(1)
+	if st := a.State(); !st.Degraded || st.Forced == nil {
+		t.Fatalf("drill not picked up: %+v", st)
+	}
+	cancel()
+	<-done
+}
