@@ -1,0 +1,132 @@
+// Package outbox keeps checkout intents accepted while Redis is down: each
+// is written durably to a SQLite outbox, relayed to Kafka for the shop's
+// checkout to consume at its own pace, and marked processed or rejected
+// from the results the checkout sends back.
+//
+// Nothing accepted is lost: Accept returns after COMMIT, and rows stay
+// pending until the broker acknowledged them. Delivery to Kafka is at
+// least once; consumers drop intent ids they have already handled.
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"golang.org/x/sync/errgroup"
+)
+
+// Config wires an Outbox. Dir and Brokers are required.
+type Config struct {
+	Dir          string   // data directory; the outbox is Dir/outbox.db
+	Brokers      []string // Kafka bootstrap addresses
+	IntentsTopic string   // DefaultIntentsTopic when empty
+	ResultsTopic string   // DefaultResultsTopic when empty
+	ResultsGroup string   // DefaultResultsGroup when empty
+	// RetryInterval is the relay's sweep period and longest retry wait; 0 means 10 s.
+	RetryInterval time.Duration
+	Clock         clockwork.Clock // real time when nil
+	Logger        *slog.Logger    // slog.Default() when nil
+}
+
+// Outbox is the store, the relay and the results consumer together: what
+// the HTTP side needs.
+type Outbox struct {
+	store   *SQLiteStore
+	pub     *KafkaPublisher
+	relay   *Relay
+	results *ResultConsumer
+}
+
+// Open opens the outbox file and prepares the Kafka clients; nothing
+// connects to Kafka before Run.
+func Open(cfg Config) (*Outbox, error) {
+	if cfg.Dir == "" {
+		return nil, errors.New("outbox: open: no data directory")
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	pub, err := NewKafkaPublisher(KafkaConfig{Brokers: cfg.Brokers, Topic: cfg.IntentsTopic})
+	if err != nil {
+		return nil, err
+	}
+	store, err := OpenSQLite(filepath.Join(cfg.Dir, FileName), SQLiteOptions{Clock: cfg.Clock, Logger: cfg.Logger})
+	if err != nil {
+		_ = pub.Close()
+		return nil, err
+	}
+	results, err := NewResultConsumer(store, ResultsConfig{
+		Brokers: cfg.Brokers,
+		Topic:   cfg.ResultsTopic,
+		GroupID: cfg.ResultsGroup,
+		Clock:   cfg.Clock,
+		Logger:  cfg.Logger,
+	})
+	if err != nil {
+		_ = pub.Close()
+		_ = store.Close()
+		return nil, err
+	}
+	relay := NewRelay(store, pub, RelayConfig{Interval: cfg.RetryInterval, Clock: cfg.Clock, Logger: cfg.Logger})
+	return &Outbox{store: store, pub: pub, relay: relay, results: results}, nil
+}
+
+// Accept durably records a visitor's intent and returns it (created true),
+// or the visitor's open intent in room unchanged (created false). Either
+// way answer 202 with in.ID. A new intent is handed to the relay at once.
+func (o *Outbox) Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (in Intent, created bool, err error) {
+	in, created, err = o.store.Accept(ctx, room, visitor, payload)
+	if created {
+		o.relay.Kick()
+	}
+	return in, created, err
+}
+
+// Get returns an intent by id, or ErrNotFound.
+func (o *Outbox) Get(ctx context.Context, id string) (Intent, error) { return o.store.Get(ctx, id) }
+
+// GetFor returns an intent only to its own visitor: another visitor gets
+// ErrNotFound, so ids cannot be probed.
+func (o *Outbox) GetFor(ctx context.Context, id, visitor string) (Intent, error) {
+	in, err := o.store.Get(ctx, id)
+	if err != nil {
+		return Intent{}, err
+	}
+	if in.Visitor != visitor {
+		return Intent{}, ErrNotFound
+	}
+	return in, nil
+}
+
+// Counts returns the intents by status.
+func (o *Outbox) Counts(ctx context.Context) (Counts, error) { return o.store.Counts(ctx) }
+
+// Store is the outbox's store.
+func (o *Outbox) Store() Store { return o.store }
+
+// Run relays intents and applies results until ctx ends; it returns nil
+// then, or the first loop's failure.
+func (o *Outbox) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return o.relay.Run(ctx) })
+	g.Go(func() error { return o.results.Run(ctx) })
+	if err := g.Wait(); err != nil {
+		return fmt.Errorf("outbox: run: %w", err)
+	}
+	return nil
+}
+
+// Close closes the Kafka clients and then the store, which first commits
+// the writes it already took. Call it after Run returned.
+func (o *Outbox) Close() error {
+	return errors.Join(o.results.Close(), o.pub.Close(), o.store.Close())
+}

@@ -1,0 +1,191 @@
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/segmentio/kafka-go"
+)
+
+// ResultsConfig says where the consumers' results come from.
+type ResultsConfig struct {
+	Brokers []string
+	Topic   string // DefaultResultsTopic when empty
+	GroupID string // DefaultResultsGroup when empty
+	Clock   clockwork.Clock
+	Logger  *slog.Logger
+	// OnApply, when set, hears each applied batch: messages read and
+	// intents they changed (metrics, tests).
+	OnApply func(messages, changed int)
+}
+
+// ResultConsumer reads the results topic in a consumer group and marks
+// intents processed or rejected. Offsets are committed only after the
+// outbox's COMMIT, so a crash re-reads results, which Finish ignores.
+type ResultConsumer struct {
+	store Store
+	r     *kafka.Reader
+	cfg   ResultsConfig
+}
+
+// maxResultBatch bounds the results applied in one outbox transaction.
+const maxResultBatch = 512
+
+// NewResultConsumer returns a consumer; it joins the group when Run starts.
+func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) {
+	if len(cfg.Brokers) == 0 {
+		return nil, errors.New("outbox: result consumer: no brokers")
+	}
+	if cfg.Topic == "" {
+		cfg.Topic = DefaultResultsTopic
+	}
+	if cfg.GroupID == "" {
+		cfg.GroupID = DefaultResultsGroup
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = clockwork.NewRealClock()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	log := cfg.Logger
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: cfg.Brokers,
+		GroupID: cfg.GroupID,
+		Topic:   cfg.Topic,
+		// A new group starts at the beginning: results written before it
+		// first joined still count.
+		StartOffset:       kafka.FirstOffset,
+		MinBytes:          1,
+		MaxBytes:          4 << 20,
+		MaxWait:           500 * time.Millisecond,
+		CommitInterval:    0, // commit synchronously, after the outbox write
+		HeartbeatInterval: time.Second,
+		SessionTimeout:    10 * time.Second,
+		RebalanceTimeout:  10 * time.Second,
+		// Rejoin quickly after a broker restart; kafka-go waits 5 s by default.
+		JoinGroupBackoff: 500 * time.Millisecond,
+		ReadBackoffMin:   50 * time.Millisecond,
+		ReadBackoffMax:   time.Second,
+		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
+			log.Debug("outbox: results: kafka", "msg", fmt.Sprintf(msg, args...))
+		}),
+	})
+	return &ResultConsumer{store: store, r: r, cfg: cfg}, nil
+}
+
+// Run applies results until ctx ends (nil), the store is closed (nil) or
+// the reader fails (its error).
+func (c *ResultConsumer) Run(ctx context.Context) error {
+	ctx, cancel := context.WithCancel(ctx)
+	msgs := make(chan kafka.Message, maxResultBatch)
+	var fetchErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer close(msgs)
+		for {
+			m, err := c.r.FetchMessage(ctx)
+			if err != nil {
+				fetchErr = err
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	})
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
+
+	batch := make([]kafka.Message, 0, maxResultBatch)
+	for {
+		m, ok := <-msgs
+		if !ok {
+			cancel()
+			wg.Wait()
+			if ctx.Err() != nil || fetchErr == nil || errors.Is(fetchErr, context.Canceled) {
+				return nil
+			}
+			return fmt.Errorf("outbox: results: fetch: %w", fetchErr)
+		}
+		// Take what else is already here: one transaction for all of them.
+		batch = append(batch[:0], m)
+	gather:
+		for len(batch) < maxResultBatch {
+			select {
+			case m, ok := <-msgs:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, m)
+			default:
+				break gather
+			}
+		}
+		if err := c.apply(ctx, batch); err != nil {
+			if errors.Is(err, ErrClosed) || ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// apply writes a batch of results and then commits their offsets. The
+// write is retried until it succeeds: the reader will not hand the same
+// messages out again before a rebalance.
+func (c *ResultConsumer) apply(ctx context.Context, batch []kafka.Message) error {
+	log := c.cfg.Logger
+	results := make([]ResultMessage, 0, len(batch))
+	for _, m := range batch {
+		var r ResultMessage
+		if err := json.Unmarshal(m.Value, &r); err != nil || r.IntentID == "" {
+			log.Warn("outbox: results: skip malformed message", "partition", m.Partition, "offset", m.Offset, "err", err)
+			continue
+		}
+		results = append(results, r)
+	}
+	wait := 100 * time.Millisecond
+	for {
+		changed, err := c.store.Finish(ctx, results)
+		if err == nil {
+			if c.cfg.OnApply != nil {
+				c.cfg.OnApply(len(batch), changed)
+			}
+			break
+		}
+		if errors.Is(err, ErrClosed) || ctx.Err() != nil {
+			return err
+		}
+		log.Warn("outbox: results: write failed", "results", len(results), "retry_in", wait, "err", err)
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.cfg.Clock.After(wait):
+		}
+		wait = min(2*wait, 5*time.Second)
+	}
+	// A failed commit only means these results may be read again.
+	if err := c.r.CommitMessages(ctx, batch...); err != nil && ctx.Err() == nil {
+		log.Warn("outbox: results: commit offsets", "messages", len(batch), "err", err)
+	}
+	return nil
+}
+
+// Close leaves the group and closes the reader. Call it after Run returned.
+func (c *ResultConsumer) Close() error {
+	if err := c.r.Close(); err != nil {
+		return fmt.Errorf("outbox: close result consumer: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,299 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+)
+
+// FileName is the outbox's file inside the data directory.
+const FileName = "outbox.db"
+
+// States as the table keeps them.
+const (
+	statePending   = "PENDING"
+	statePublished = "PUBLISHED"
+	stateProcessed = "PROCESSED"
+	stateRejected  = "REJECTED"
+)
+
+var stateStatus = map[string]Status{
+	statePending:   StatusAccepted,
+	statePublished: StatusPublished,
+	stateProcessed: StatusProcessed,
+	stateRejected:  StatusRejected,
+}
+
+// The partial unique index is the rule "one open intent per visitor and
+// room" kept by the database itself; the partial pending index keeps the
+// relay's scan small however many final rows pile up.
+const schema = `
+CREATE TABLE IF NOT EXISTS intents (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	id           TEXT    NOT NULL UNIQUE,
+	room         TEXT    NOT NULL,
+	visitor      TEXT    NOT NULL,
+	payload      BLOB    NOT NULL,
+	state        TEXT    NOT NULL,
+	reason       TEXT    NOT NULL DEFAULT '',
+	accepted_at  INTEGER NOT NULL,
+	published_at INTEGER,
+	finished_at  INTEGER
+);
+CREATE UNIQUE INDEX IF NOT EXISTS intents_open ON intents (room, visitor)
+	WHERE state IN ('PENDING', 'PUBLISHED');
+CREATE INDEX IF NOT EXISTS intents_pending ON intents (seq)
+	WHERE state = 'PENDING';
+`
+
+// Every connection waits for a lock rather than failing at once, and a
+// COMMIT returns only after the WAL is synced.
+const dsnPragmas = "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+
+const intentColumns = `id, room, visitor, payload, state, reason, accepted_at, published_at, finished_at`
+
+// SQLiteOptions tune a SQLiteStore; the zero value is ready to use.
+type SQLiteOptions struct {
+	Clock  clockwork.Clock // stamps accepted_at and the like; real time when nil
+	Logger *slog.Logger    // slog.Default() when nil
+	// MaxBatch bounds the writes grouped into one transaction; 0 means 512.
+	MaxBatch int
+}
+
+// SQLiteStore keeps the outbox in one SQLite file in WAL mode with
+// synchronous=FULL: a COMMIT returns only once the WAL is on disk. All writes
+// go through one goroutine that groups the callers waiting at that moment
+// into one transaction, so one fsync serves many intents.
+type SQLiteStore struct {
+	path  string
+	clock clockwork.Clock
+	log   *slog.Logger
+
+	wdb *sql.DB // one connection, used only by the writer goroutine
+	rdb *sql.DB // readers; WAL lets them run beside the writer
+
+	maxBatch int
+	ops      chan *writeOp
+	closing  chan struct{}
+	stopped  chan struct{}
+	close    sync.Once
+
+	mu     sync.Mutex
+	counts Counts // kept by the writer after each COMMIT
+}
+
+var _ Store = (*SQLiteStore)(nil)
+
+// OpenSQLite opens (creating when absent) the outbox at path, e.g.
+// filepath.Join(dataDir, FileName).
+func OpenSQLite(path string, opts SQLiteOptions) (*SQLiteStore, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("outbox: open: %w", err)
+	}
+	s := &SQLiteStore{
+		path:     path,
+		clock:    opts.Clock,
+		log:      opts.Logger,
+		maxBatch: opts.MaxBatch,
+		ops:      make(chan *writeOp),
+		closing:  make(chan struct{}),
+		stopped:  make(chan struct{}),
+	}
+	if s.clock == nil {
+		s.clock = clockwork.NewRealClock()
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if s.maxBatch <= 0 {
+		s.maxBatch = 512
+	}
+
+	var err error
+	if s.wdb, err = sql.Open("sqlite", path+"?"+dsnPragmas+"&_txlock=immediate"); err != nil {
+		return nil, fmt.Errorf("outbox: open: %w", err)
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetMaxIdleConns(1)
+	s.wdb.SetConnMaxLifetime(0)
+	s.wdb.SetConnMaxIdleTime(0)
+	if _, err := s.wdb.Exec(schema); err != nil {
+		_ = s.wdb.Close()
+		return nil, fmt.Errorf("outbox: open: schema: %w", err)
+	}
+	if s.rdb, err = sql.Open("sqlite", path+"?"+dsnPragmas+"&_pragma=query_only(1)"); err != nil {
+		_ = s.wdb.Close()
+		return nil, fmt.Errorf("outbox: open: %w", err)
+	}
+	s.rdb.SetMaxOpenConns(4)
+	s.rdb.SetMaxIdleConns(4)
+	if err := s.loadCounts(); err != nil {
+		_ = s.wdb.Close()
+		_ = s.rdb.Close()
+		return nil, err
+	}
+	go s.writeLoop()
+	return s, nil
+}
+
+func (s *SQLiteStore) loadCounts() error {
+	rows, err := s.wdb.Query(`SELECT state, COUNT(*) FROM intents GROUP BY state`)
+	if err != nil {
+		return fmt.Errorf("outbox: open: count: %w", err)
+	}
+	defer rows.Close()
+	var c Counts
+	for rows.Next() {
+		var state string
+		var n int64
+		if err := rows.Scan(&state, &n); err != nil {
+			return fmt.Errorf("outbox: open: count: %w", err)
+		}
+		c.add(stateStatus[state], n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("outbox: open: count: %w", err)
+	}
+	s.counts = c
+	return nil
+}
+
+// Path is the outbox file.
+func (s *SQLiteStore) Path() string { return s.path }
+
+// Close waits for the writes already taken to commit, then closes the file.
+// Accept and the other writes return ErrClosed afterwards.
+func (s *SQLiteStore) Close() error {
+	var err error
+	s.close.Do(func() {
+		close(s.closing)
+		<-s.stopped
+		err = errors.Join(s.rdb.Close(), s.wdb.Close())
+		if err != nil {
+			err = fmt.Errorf("outbox: close: %w", err)
+		}
+	})
+	return err
+}
+
+func (s *SQLiteStore) Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (Intent, bool, error) {
+	if room == "" || visitor == "" {
+		return Intent{}, false, ErrInvalidIntent
+	}
+	if len(payload) > MaxPayloadBytes {
+		return Intent{}, false, ErrPayloadTooLarge
+	}
+	// The payload goes into the Kafka message as raw JSON; invalid JSON
+	// there would make every later message of the batch unencodable.
+	if !json.Valid(payload) {
+		return Intent{}, false, ErrInvalidPayload
+	}
+	op := &writeOp{kind: opAccept, room: room, visitor: visitor, payload: payload}
+	if err := s.do(ctx, op); err != nil {
+		return Intent{}, false, fmt.Errorf("outbox: accept: %w", err)
+	}
+	return op.intent, op.created, nil
+}
+
+func (s *SQLiteStore) MarkPublished(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	if err := s.do(ctx, &writeOp{kind: opPublished, ids: ids}); err != nil {
+		return fmt.Errorf("outbox: mark published: %w", err)
+	}
+	return nil
+}
+
+func (s *SQLiteStore) Finish(ctx context.Context, results []ResultMessage) (int, error) {
+	if len(results) == 0 {
+		return 0, nil
+	}
+	op := &writeOp{kind: opFinish, results: results}
+	if err := s.do(ctx, op); err != nil {
+		return 0, fmt.Errorf("outbox: finish: %w", err)
+	}
+	return op.changed, nil
+}
+
+func (s *SQLiteStore) Counts(ctx context.Context) (Counts, error) {
+	select {
+	case <-s.stopped:
+		return Counts{}, ErrClosed
+	default:
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts, nil
+}
+
+func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
+	row := s.rdb.QueryRowContext(ctx, `SELECT `+intentColumns+` FROM intents WHERE id = ?`, id)
+	in, err := scanIntent(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Intent{}, ErrNotFound
+	}
+	if err != nil {
+		return Intent{}, fmt.Errorf("outbox: get: %w", err)
+	}
+	return in, nil
+}
+
+func (s *SQLiteStore) Pending(ctx context.Context, limit int) ([]Intent, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+intentColumns+` FROM intents
+		WHERE state = 'PENDING' ORDER BY seq LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("outbox: pending: %w", err)
+	}
+	defer rows.Close()
+	var out []Intent
+	for rows.Next() {
+		in, err := scanIntent(rows)
+		if err != nil {
+			return nil, fmt.Errorf("outbox: pending: %w", err)
+		}
+		out = append(out, in)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("outbox: pending: %w", err)
+	}
+	return out, nil
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanIntent(r scanner) (Intent, error) {
+	var (
+		in                  Intent
+		payload             []byte
+		state               string
+		accepted            int64
+		published, finished sql.NullInt64
+	)
+	if err := r.Scan(&in.ID, &in.Room, &in.Visitor, &payload, &state, &in.Reason, &accepted, &published, &finished); err != nil {
+		return Intent{}, err
+	}
+	in.Payload = json.RawMessage(payload)
+	in.Status = stateStatus[state]
+	in.AcceptedAt = fromNanos(accepted)
+	if published.Valid {
+		in.PublishedAt = fromNanos(published.Int64)
+	}
+	if finished.Valid {
+		in.FinishedAt = fromNanos(finished.Int64)
+	}
+	return in, nil
+}
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }

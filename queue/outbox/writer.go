@@ -1,0 +1,248 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+type opKind int
+
+const (
+	opAccept opKind = iota
+	opPublished
+	opFinish
+)
+
+// writeOp is one caller's write, waiting for the writer goroutine. The
+// writer fills the results and then closes done.
+type writeOp struct {
+	ctx  context.Context
+	kind opKind
+
+	room, visitor string          // opAccept
+	payload       []byte          // opAccept
+	ids           []string        // opPublished
+	results       []ResultMessage // opFinish
+
+	intent  Intent // opAccept
+	created bool   // opAccept
+	changed int    // opFinish
+	delta   Counts // applied to the counts after COMMIT
+	err     error
+	done    chan struct{}
+}
+
+// do hands op to the writer and waits for its COMMIT.
+func (s *SQLiteStore) do(ctx context.Context, op *writeOp) error {
+	op.ctx = ctx
+	op.done = make(chan struct{})
+	select {
+	case s.ops <- op:
+	case <-s.closing:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-op.done:
+		return op.err
+	case <-ctx.Done():
+		// The write may still commit; the caller only stops waiting.
+		return ctx.Err()
+	}
+}
+
+// writeLoop is the only writer. It takes one op, then every op already
+// waiting (up to maxBatch), and commits them in one transaction: while one
+// COMMIT waits for its fsync, the next group gathers.
+func (s *SQLiteStore) writeLoop() {
+	defer close(s.stopped)
+	batch := make([]*writeOp, 0, s.maxBatch)
+	for {
+		select {
+		case op := <-s.ops:
+			batch = append(batch, op)
+		case <-s.closing:
+			// Callers blocked in do pick closing once nobody receives.
+			return
+		}
+	gather:
+		for len(batch) < s.maxBatch {
+			select {
+			case op := <-s.ops:
+				batch = append(batch, op)
+			default:
+				break gather
+			}
+		}
+		s.commit(batch)
+		clear(batch)
+		batch = batch[:0]
+	}
+}
+
+func (s *SQLiteStore) commit(batch []*writeOp) {
+	live := batch[:0:0]
+	for _, op := range batch {
+		if err := op.ctx.Err(); err != nil {
+			op.err = err
+			close(op.done)
+			continue
+		}
+		live = append(live, op)
+	}
+	if len(live) == 0 {
+		return
+	}
+	err := s.apply(live)
+	if err != nil {
+		s.log.Error("outbox: write", "ops", len(live), "err", err)
+	}
+	var delta Counts
+	for _, op := range live {
+		if err != nil {
+			op.err = err
+		} else {
+			delta.Accepted += op.delta.Accepted
+			delta.Published += op.delta.Published
+			delta.Processed += op.delta.Processed
+			delta.Rejected += op.delta.Rejected
+		}
+	}
+	if err == nil {
+		s.mu.Lock()
+		s.counts.Accepted += delta.Accepted
+		s.counts.Published += delta.Published
+		s.counts.Processed += delta.Processed
+		s.counts.Rejected += delta.Rejected
+		s.mu.Unlock()
+	}
+	for _, op := range live {
+		close(op.done)
+	}
+}
+
+// apply runs the ops in one transaction. Any failure rolls back all of
+// them: they share one COMMIT, so they share its outcome.
+func (s *SQLiteStore) apply(ops []*writeOp) (err error) {
+	// Not the callers' contexts: one caller giving up must not roll back the others.
+	ctx := context.Background()
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			_ = tx.Rollback()
+		}
+	}()
+	now := s.clock.Now().UTC().UnixNano()
+	for _, op := range ops {
+		op.delta = Counts{}
+		switch op.kind {
+		case opAccept:
+			err = s.applyAccept(ctx, tx, op, now)
+		case opPublished:
+			err = s.applyPublished(ctx, tx, op, now)
+		case opFinish:
+			err = s.applyFinish(ctx, tx, op, now)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func (s *SQLiteStore) applyAccept(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
+	row := tx.QueryRowContext(ctx, `SELECT `+intentColumns+` FROM intents
+		WHERE room = ? AND visitor = ? AND state IN ('PENDING', 'PUBLISHED')`, op.room, op.visitor)
+	in, err := scanIntent(row)
+	if err == nil {
+		op.intent, op.created = in, false
+		return nil
+	}
+	if err != sql.ErrNoRows {
+		return fmt.Errorf("find open: %w", err)
+	}
+	id, err := uuid.NewV7() // time-ordered: new ids append to the index
+	if err != nil {
+		return fmt.Errorf("new id: %w", err)
+	}
+	in = Intent{
+		ID:         id.String(),
+		Room:       op.room,
+		Visitor:    op.visitor,
+		Payload:    op.payload,
+		Status:     StatusAccepted,
+		AcceptedAt: fromNanos(now),
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO intents (id, room, visitor, payload, state, accepted_at)
+		VALUES (?, ?, ?, ?, 'PENDING', ?)`, in.ID, in.Room, in.Visitor, []byte(in.Payload), now); err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	op.intent, op.created = in, true
+	op.delta.Accepted = 1
+	return nil
+}
+
+func (s *SQLiteStore) applyPublished(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
+	stmt, err := tx.PrepareContext(ctx, `UPDATE intents SET state = 'PUBLISHED', published_at = ?
+		WHERE id = ? AND state = 'PENDING'`)
+	if err != nil {
+		return fmt.Errorf("mark published: %w", err)
+	}
+	defer stmt.Close()
+	for _, id := range op.ids {
+		res, err := stmt.ExecContext(ctx, now, id)
+		if err != nil {
+			return fmt.Errorf("mark published: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		op.delta.Accepted -= n
+		op.delta.Published += n
+	}
+	return nil
+}
+
+func (s *SQLiteStore) applyFinish(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
+	for _, r := range op.results {
+		var state string
+		switch r.Status {
+		case ResultProcessed:
+			state = stateProcessed
+		case ResultRejected:
+			state = stateRejected
+		default:
+			continue
+		}
+		reason := r.Reason
+		if state == stateProcessed {
+			reason = ""
+		}
+		// A result can overtake MarkPublished (the consumer may answer
+		// before the relay's own write lands), so PENDING may finish too.
+		var was string
+		err := tx.QueryRowContext(ctx, `SELECT state FROM intents WHERE id = ?`, r.IntentID).Scan(&was)
+		if err == sql.ErrNoRows || (err == nil && !stateStatus[was].Open()) {
+			continue // unknown or already final
+		}
+		if err != nil {
+			return fmt.Errorf("finish: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE intents SET state = ?, reason = ?, finished_at = ?
+			WHERE id = ?`, state, reason, now, r.IntentID); err != nil {
+			return fmt.Errorf("finish: %w", err)
+		}
+		op.changed++
+		op.delta.add(stateStatus[was], -1)
+		op.delta.add(stateStatus[state], 1)
+	}
+	return nil
+}
