@@ -110,8 +110,10 @@ sha=$(rcli script load "return 1")
 rbench evalsha "$sha" 0 | sed "s/^evalsha $sha 0/EVALSHA (return 1)/"
 rcli flushall >/dev/null
 
-# run NAME LOADGEN-ARGS...: one loadgen run, with the CPU each process took
-# and Redis's own time per script call beside its report.
+# run NAME LOADGEN-ARGS...: one loadgen run. Beside its report it prints the
+# CPU each process spent per request (every API call is one EVALSHA, so
+# Redis's call count is the request count, setup and warmup included): on a
+# shared machine CPU per request is steadier than requests per second.
 run() {
 	local name=$1
 	shift
@@ -120,13 +122,21 @@ run() {
 	rcli config resetstat >/dev/null
 	local w0 r0 w1 r1
 	w0=$(proc_cpu "$waitroom_pid") r0=$(proc_cpu "$redis_pid")
-	local TIMEFORMAT="   loadgen cpu: user %U s, sys %S s"
-	time timeout 300 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --concurrency "$CONCURRENCY" \
-		--requests "$REQUESTS" --duration "$DURATION" --warmup "$WARMUP" --json "$@" >"$work/$name.json"
+	local TIMEFORMAT="%U %S"
+	{ time timeout 300 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --concurrency "$CONCURRENCY" \
+		--requests "$REQUESTS" --duration "$DURATION" --warmup "$WARMUP" --json "$@" \
+		>"$work/$name.json" 2>"$work/$name.txt"; } 2>"$work/$name.time" || {
+		cat "$work/$name.txt" "$work/$name.time"
+		return 1
+	}
 	w1=$(proc_cpu "$waitroom_pid") r1=$(proc_cpu "$redis_pid")
-	awk -v w0="$w0" -v w1="$w1" -v r0="$r0" -v r1="$r1" \
-		'BEGIN { printf "   cpu seconds (setup + warmup + run): waitroom %.2f, redis-server %.2f\n", w1 - w0, r1 - r0 }'
-	rcli info commandstats | awk -F'[:,=]' '/^cmdstat_evalsha/ {printf "   redis evalsha: %d calls, %.1f us each inside Redis\n", $3, $7}'
+	cat "$work/$name.txt"
+	rcli info commandstats | tr -d '\r' | awk -F'[:,=]' -v w0="$w0" -v w1="$w1" -v r0="$r0" -v r1="$r1" \
+		-v lg="$(cat "$work/$name.time")" '/^cmdstat_evalsha/ {
+			split(lg, t, " "); n = $3
+			printf "   CPU per request (%d requests): waitroom %.0f us, redis-server %.0f us (%.1f us inside scripts), loadgen %.0f us\n",
+				n, (w1 - w0) * 1e6 / n, (r1 - r0) * 1e6 / n, $7, (t[1] + t[2]) * 1e6 / n
+		}'
 }
 
 runs=(enter-closed)
