@@ -40,6 +40,10 @@ type Settings struct {
 	UserSecret      string     `json:"user_secret,omitempty"`
 	ThemeColor      string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
 	LogoURL         string     `json:"logo_url,omitempty"`
+	// ProductID and ProductName say what the accept page of degraded mode
+	// asks for, so the intent names it (e.g. the sale's one product).
+	ProductID   string `json:"product_id,omitempty"`
+	ProductName string `json:"product_name,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -121,6 +125,10 @@ func (s *Settings) Validate() error {
 		return bad("title", "must be at most 200 characters")
 	case len(s.Message) > 2000:
 		return bad("message", "must be at most 2000 characters")
+	case len(s.ProductID) > 64:
+		return bad("product_id", "must be at most 64 characters")
+	case len(s.ProductName) > 200:
+		return bad("product_name", "must be at most 200 characters")
 	case len(s.UserSecret) > 0 && len(s.UserSecret) < 16:
 		return bad("user_secret", "must be at least 16 characters when set")
 	}

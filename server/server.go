@@ -26,6 +26,8 @@ type Config struct {
 	Ping func(ctx context.Context) error
 	// Avail is the availability flag; nil means never degraded.
 	Avail *queue.Availability
+	// Intents is the durable outbox of degraded mode; nil disables intents.
+	Intents intentStore
 }
 
 // Server routes requests to handlers.
@@ -94,6 +96,13 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
+	if cfg.Intents != nil {
+		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, cfg.Intents))
+		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))
+		d := acceptPageDeps{line: line, deg: deg, ids: ids, store: cfg.Intents}
+		e.GET("/rooms/:room/accept", handleAcceptPage(d))
+		e.POST("/rooms/:room/accept", handleAcceptForm(d))
+	}
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	s.pageError = renderError
 

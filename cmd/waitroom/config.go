@@ -24,6 +24,21 @@ type config struct {
 	PublicURL  string
 	LogFormat  string
 	LogLevel   string
+
+	KafkaBrokers      string
+	KafkaTopic        string
+	KafkaResultsTopic string
+}
+
+// brokers splits --kafka-brokers.
+func (c config) brokers() []string {
+	var out []string
+	for _, b := range strings.Split(c.KafkaBrokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
 }
 
 // envName is a flag's environment twin: --redis-url → WAITROOM_REDIS_URL.
@@ -43,6 +58,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.PublicURL, "public-url", "", "URL visitors reach this server at (default http://<addr>)")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&c.KafkaBrokers, "kafka-brokers", "", "Kafka bootstrap brokers, comma-separated host:port; empty runs an in-process Kafka-protocol broker")
+	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
+	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
 		fs.PrintDefaults()
@@ -93,6 +111,14 @@ func (c *config) validate() error {
 		errs = append(errs, fmt.Errorf("--public-url %q: want an absolute http(s) URL", c.PublicURL))
 	}
 	c.PublicURL = strings.TrimRight(c.PublicURL, "/")
+	for _, b := range c.brokers() {
+		if _, _, err := net.SplitHostPort(b); err != nil {
+			errs = append(errs, fmt.Errorf("--kafka-brokers: %q: want host:port", b))
+		}
+	}
+	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
+		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
 	}

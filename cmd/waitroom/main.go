@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 )
@@ -84,12 +86,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
+	ob, closeKafka, err := openOutbox(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeKafka()
+
 	srv := server.New(line, server.Config{
 		AdminToken: cfg.AdminToken,
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger:     log,
 		Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Avail:      avail,
+		Intents:    ob,
 	})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -113,6 +122,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return avail.Run(gctx, store.Probe) })
+	g.Go(func() error { return ob.Run(gctx) })
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down")
@@ -172,4 +182,38 @@ func seedDemoRoom(ctx context.Context, line *queue.Line) error {
 		return fmt.Errorf("seed demo room: %w", err)
 	}
 	return nil
+}
+
+// openOutbox opens the degraded path's durable outbox under the data dir and
+// its Kafka clients, starting an in-process Kafka-protocol broker when no
+// brokers are given. The returned func closes the outbox, then the broker.
+func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, func(), error) {
+	brokers := cfg.brokers()
+	stopBroker := func() {}
+	if len(brokers) == 0 {
+		b, err := outbox.StartEmbedded(outbox.EmbeddedConfig{
+			DataDir: filepath.Join(cfg.DataDir, "kafka"), SyncWrites: true,
+			Topics: []string{cfg.KafkaTopic, cfg.KafkaResultsTopic},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		brokers, stopBroker = b.Addrs(), b.Close
+		log.Warn("EMBEDDED MODE: no --kafka-brokers given, so an in-process Kafka-protocol broker (kfake, one node, no replication) carries degraded-mode intents. Give --kafka-brokers for production.",
+			"kafka_addr", strings.Join(brokers, ","), "dir", filepath.Join(cfg.DataDir, "kafka"))
+	}
+	ob, err := outbox.Open(outbox.Config{
+		Dir: cfg.DataDir, Brokers: brokers, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic, Logger: log,
+	})
+	if err != nil {
+		stopBroker()
+		return nil, nil, fmt.Errorf("outbox: %w", err)
+	}
+	log.Info("outbox ready", "path", filepath.Join(cfg.DataDir, outbox.FileName), "brokers", strings.Join(brokers, ","), "topic", cfg.KafkaTopic)
+	return ob, func() {
+		if err := ob.Close(); err != nil {
+			log.Warn("close outbox", "err", err)
+		}
+		stopBroker()
+	}, nil
 }

@@ -1,0 +1,145 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue/outbox"
+)
+
+// intentStore is what the intent handlers need of the durable outbox; its
+// Accept hands new intents to the relay at once.
+type intentStore interface {
+	Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (outbox.Intent, bool, error)
+	Get(ctx context.Context, id string) (outbox.Intent, error)
+}
+
+var errNotDegraded = errorf(http.StatusConflict, "not_degraded",
+	"intents are only taken while the waiting room is degraded; enter the line instead")
+
+type intentJSON struct {
+	IntentID   string `json:"intent_id"`
+	Room       string `json:"room"`
+	Status     string `json:"status"`
+	Reason     string `json:"reason,omitempty"`
+	AcceptedAt string `json:"accepted_at"`
+}
+
+func newIntentJSON(in outbox.Intent) intentJSON {
+	return intentJSON{IntentID: in.ID, Room: in.Room, Status: string(in.Status), Reason: in.Reason,
+		AcceptedAt: in.AcceptedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")}
+}
+
+// intentMapper turns outbox errors into API errors.
+func intentError(err error) error {
+	switch {
+	case errors.Is(err, outbox.ErrNotFound):
+		return errorf(http.StatusNotFound, "intent_not_found", "no such intent for this visitor")
+	case errors.Is(err, outbox.ErrPayloadTooLarge):
+		return &apiError{Status: http.StatusRequestEntityTooLarge, Code: "payload_too_large", Field: "payload", Message: "payload: must be at most 8 KiB"}
+	case errors.Is(err, outbox.ErrInvalidPayload):
+		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: must be a JSON object"}
+	case errors.Is(err, outbox.ErrClosed):
+		return errUnavailable
+	}
+	return err
+}
+
+// acceptIntent is shared by the API and the accept page's form: it checks
+// the room and mode, finds the visitor, and writes the intent durably.
+func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, store intentStore, room string, payload json.RawMessage) (outbox.Intent, error) {
+	if !deg.Degraded() {
+		return outbox.Intent{}, errNotDegraded
+	}
+	s, ok := rooms.CachedRoom(room)
+	if !ok {
+		return outbox.Intent{}, errUnavailable
+	}
+	if len(payload) > outbox.MaxPayloadBytes {
+		return outbox.Intent{}, intentError(outbox.ErrPayloadTooLarge)
+	}
+	if t := strings.TrimSpace(string(payload)); !strings.HasPrefix(t, "{") {
+		return outbox.Intent{}, intentError(outbox.ErrInvalidPayload)
+	}
+	visitor, err := ids.forEnter(c, s, "")
+	if err != nil {
+		return outbox.Intent{}, err
+	}
+	in, _, err := store.Accept(c.Request().Context(), room, visitor, payload)
+	if err != nil {
+		return outbox.Intent{}, intentError(err)
+	}
+	return in, nil
+}
+
+// handleCreateIntent: POST /api/rooms/:room/intents {"payload": {...}}
+// answers 202 only once the intent is durably in the outbox. A visitor has
+// one open intent per room: a repeat returns the same intent_id.
+func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, store intentStore) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := roomParam(c)
+		if err != nil {
+			return err
+		}
+		var body struct {
+			Payload json.RawMessage `json:"payload"`
+		}
+		if err := decodeBody(c, &body, false); err != nil {
+			return err
+		}
+		if len(body.Payload) == 0 || string(body.Payload) == "null" {
+			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: is required"}
+		}
+		in, err := acceptIntent(c, rooms, deg, ids, store, room, body.Payload)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusAccepted, newIntentJSON(in))
+	}
+}
+
+// handleGetIntent: GET /api/intents/:id, for its own visitor only.
+func handleGetIntent(rooms cachedRooms, ids identities, store intentStore) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		in, err := ownIntent(c, rooms, ids, store, c.Param("id"))
+		if err != nil {
+			return err
+		}
+		c.Response().Header().Set("Cache-Control", "no-store")
+		return c.JSON(http.StatusOK, newIntentJSON(in))
+	}
+}
+
+// validIntentID accepts the outbox's UUIDs without a store round trip for junk.
+func validIntentID(id string) bool {
+	if len(id) != 36 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func ownIntent(c echo.Context, rooms cachedRooms, ids identities, store intentStore, id string) (outbox.Intent, error) {
+	if !validIntentID(id) {
+		return outbox.Intent{}, intentError(outbox.ErrNotFound)
+	}
+	in, err := store.Get(c.Request().Context(), id)
+	if err != nil {
+		return outbox.Intent{}, intentError(err)
+	}
+	s, _ := rooms.CachedRoom(in.Room)
+	visitor, err := ids.forRead(c, s)
+	if err != nil || visitor == "" || visitor != in.Visitor {
+		return outbox.Intent{}, intentError(outbox.ErrNotFound)
+	}
+	return in, nil
+}

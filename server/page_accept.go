@@ -1,0 +1,91 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/templates"
+)
+
+// acceptPageDeps is what the accept page needs.
+type acceptPageDeps struct {
+	line  enterer
+	deg   degradeFlag
+	ids   identities
+	store intentStore
+}
+
+func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProps, error) {
+	s, ok := d.line.CachedRoom(room)
+	if !ok {
+		var err error
+		if s, err = d.line.Room(c.Request().Context(), room); err != nil {
+			return templates.AcceptProps{}, err
+		}
+	}
+	product := s.ProductName
+	return templates.AcceptProps{
+		Lang: pageLang(c), Room: room, Title: s.Title,
+		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
+		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(),
+	}, nil
+}
+
+// handleAcceptPage: GET /rooms/:room/accept[?intent=ID]. While Redis is
+// down, the visitor asks for what they came for; the page then shows the
+// intent's progress (refreshing itself until it is final).
+func handleAcceptPage(d acceptPageDeps) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := roomParam(c)
+		if err != nil {
+			return err
+		}
+		p, err := d.props(c, room)
+		if err != nil {
+			return err
+		}
+		if id := c.QueryParam("intent"); id != "" {
+			in, err := ownIntent(c, d.line, d.ids, d.store, id)
+			if err != nil {
+				return err
+			}
+			p.IntentID, p.Status, p.Reason = in.ID, string(in.Status), in.Reason
+		}
+		return render(c, http.StatusOK, templates.AcceptPage(p))
+	}
+}
+
+// handleAcceptForm: POST /rooms/:room/accept, the page's form, so it works
+// without JavaScript. The intent is written durably before the redirect.
+func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, err := roomParam(c)
+		if err != nil {
+			return err
+		}
+		p, err := d.props(c, room)
+		if err != nil {
+			return err
+		}
+		qty, err := strconv.Atoi(c.FormValue("quantity"))
+		if err != nil || qty < 1 || qty > 5 {
+			p.Error = "quantity: choose 1 to 5"
+			return render(c, http.StatusBadRequest, templates.AcceptPage(p))
+		}
+		payload, _ := json.Marshal(map[string]any{"product": p.ProductID, "quantity": qty})
+		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.store, room, payload)
+		if errors.Is(err, errNotDegraded) {
+			return render(c, http.StatusConflict, templates.AcceptPage(p))
+		}
+		if err != nil {
+			return err
+		}
+		q := url.Values{"intent": {in.ID}, "lang": {string(p.Lang)}}
+		return c.Redirect(http.StatusSeeOther, acceptURL(room)+"?"+q.Encode())
+	}
+}
