@@ -1,0 +1,20 @@
+package outbox
+
+import "context"
+
+// Backoff exposes the relay's wait after failures for tests.
+func (r *Relay) Backoff(failures int) string { return r.backoff(failures).String() }
+
+// Synchronous reads PRAGMA synchronous on the writer connection.
+func (s *SQLiteStore) Synchronous(ctx context.Context) (int, error) {
+	var n int
+	err := s.wdb.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&n)
+	return n, err
+}
+
+// JournalMode reads PRAGMA journal_mode on a reader connection.
+func (s *SQLiteStore) JournalMode(ctx context.Context) (string, error) {
+	var m string
+	err := s.rdb.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&m)
+	return m, err
+}
