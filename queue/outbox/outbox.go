@@ -32,6 +32,10 @@ type Config struct {
 	RetryInterval time.Duration
 	Clock         clockwork.Clock // real time when nil
 	Logger        *slog.Logger    // slog.Default() when nil
+	// OnPass hears each relay pass and OnApply each batch of results
+	// applied; both optional, for metrics.
+	OnPass  func(published int, err error)
+	OnApply func(messages, changed int)
 }
 
 // Outbox is the store, the relay and the results consumer together: what
@@ -70,13 +74,19 @@ func Open(cfg Config) (*Outbox, error) {
 		GroupID: cfg.ResultsGroup,
 		Clock:   cfg.Clock,
 		Logger:  cfg.Logger,
+		OnApply: cfg.OnApply,
 	})
 	if err != nil {
 		_ = pub.Close()
 		_ = store.Close()
 		return nil, err
 	}
-	relay := NewRelay(store, pub, RelayConfig{Interval: cfg.RetryInterval, Clock: cfg.Clock, Logger: cfg.Logger})
+	relay := NewRelay(store, pub, RelayConfig{
+		Interval: cfg.RetryInterval,
+		Clock:    cfg.Clock,
+		Logger:   cfg.Logger,
+		OnPass:   cfg.OnPass,
+	})
 	return &Outbox{store: store, pub: pub, relay: relay, results: results}, nil
 }
 
