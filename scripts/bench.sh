@@ -97,6 +97,15 @@ if [[ -z ${COMMIT:-} ]]; then
 	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
 fi
 echo "commit: $COMMIT"
+# Other tenants' load skews everything here; say how busy the machine was.
+busy() {
+	local a b
+	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	sleep 3
+	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
+}
+echo "busy before the run (other processes, 3s): $(busy) of all cores"
 
 echo
 echo "== redis-benchmark on the same Redis (-c $CONCURRENCY, no pipelining)"
@@ -178,6 +187,8 @@ echo "== go test -bench (queue, own redis-server)"
 go test -run '^$' -bench 'Tick100k' -benchtime 2000x -count 1 -timeout 10m ./queue/ | grep -E '^(Benchmark|ok|FAIL|---)|bench_test'
 go test -run '^$' -bench 'Enter|Status' -benchtime 3s -count 1 -timeout 10m ./queue/ | grep -E '^(Benchmark|ok|FAIL|---)'
 
+echo
+echo "busy after the run (other processes, 3s): $(busy) of all cores"
 echo
 echo "== summary (measured phase only)"
 printf '%-22s %8s %8s %8s %8s %8s %s\n' run req/s p50_ms p90_ms p99_ms max_ms errors
