@@ -22,6 +22,9 @@ const (
 	DefaultBatchSize    = 20
 	DefaultInterval     = 500 * time.Millisecond
 	DefaultLinger       = 20 * time.Millisecond
+
+	// DrainTimeout bounds finishing the batch in hand after Run's ctx ends.
+	DrainTimeout = 10 * time.Second
 )
 
 // ConsumerConfig says where intents come from and the pace checkout takes
@@ -117,8 +120,9 @@ func NewConsumer(store *Store, cfg ConsumerConfig) (*Consumer, error) {
 			CommitInterval: 0,
 			// Prefetch one batch; more would only be redelivered on a rebalance.
 			QueueCapacity: cfg.BatchSize,
-			// Short long-polls, so Close does not wait out a 10 s fetch.
-			MaxWait:     250 * time.Millisecond,
+			// Shorter long-polls than the 10 s default, so Close does not wait
+			// one out; kafka-go keeps a quarter of it as network margin.
+			MaxWait:     time.Second,
 			ErrorLogger: kafkaLog,
 		}),
 		writer: &kafka.Writer{
@@ -167,11 +171,12 @@ func (c *Consumer) Run(ctx context.Context) error {
 		}
 		batch, taken, err := c.take(ctx)
 		switch {
+		case err == nil:
 		case ctx.Err() != nil:
 			return nil
 		case errors.Is(err, io.EOF):
 			return errors.New("shop: consume: consumer closed")
-		case err != nil:
+		default:
 			c.log.Warn("shop: consume: fetch", "err", err)
 			if !c.waitUntil(ctx, c.cfg.Clock.Now().Add(backoff.next())) {
 				return nil
@@ -181,7 +186,8 @@ func (c *Consumer) Run(ctx context.Context) error {
 		backoff.reset()
 		next = taken.Add(c.cfg.Interval)
 		if err := c.handle(ctx, batch); err != nil {
-			return nil // only ctx ends a batch early
+			c.log.Warn("shop: consume: stopped with a batch unfinished; it comes again", "batch", len(batch), "err", err)
+			return nil
 		}
 	}
 }
@@ -211,8 +217,11 @@ func (c *Consumer) take(ctx context.Context) (batch []kafka.Message, taken time.
 }
 
 // handle answers a batch: orders placed, results written with every replica's
-// ack, then offsets committed. It fails only when ctx ends.
+// ack, then offsets committed. A batch in hand is finished even if ctx ends
+// meanwhile, for up to DrainTimeout, so a clean stop leaves nothing to replay.
 func (c *Consumer) handle(ctx context.Context, batch []kafka.Message) error {
+	ctx, done := drainContext(ctx, DrainTimeout)
+	defer done()
 	results := make([]kafka.Message, 0, len(batch))
 	for _, m := range batch {
 		var res Result
@@ -244,109 +253,3 @@ func (c *Consumer) handle(ctx context.Context, batch []kafka.Message) error {
 	}
 	return nil
 }
-
-// decide places the order of one intent and says what to answer. Only a
-// store failure is an error (retried); a bad message is a rejection.
-func (c *Consumer) decide(ctx context.Context, m kafka.Message) (Result, error) {
-	var in Intent
-	jerr := json.Unmarshal(m.Value, &in)
-	if in.IntentID == "" {
-		in.IntentID = header(m, intentIDHeader)
-	}
-	if in.IntentID == "" {
-		c.rejected.Add(1)
-		c.log.Error("shop: consume: intent without intent_id, cannot answer it",
-			"partition", m.Partition, "offset", m.Offset, "err", jerr)
-		return Result{}, nil
-	}
-	reject := func(reason string, err error) (Result, error) {
-		c.rejected.Add(1)
-		c.log.Info("shop: intent rejected", "intent_id", in.IntentID, "reason", reason, "err", err)
-		return Result{IntentID: in.IntentID, Status: ResultRejected, Reason: reason}, nil
-	}
-	if jerr != nil {
-		return reject(ReasonInvalidPayload, jerr)
-	}
-	order, err := parseOrder(in.Payload)
-	if err != nil {
-		return reject(ReasonInvalidPayload, err)
-	}
-	out, err := c.store.PlaceOrder(ctx, in.IntentID, order.Product, order.Quantity, SourceKafka)
-	if errors.Is(err, ErrInvalidOrder) {
-		return reject(ReasonInvalidPayload, err)
-	}
-	if err != nil {
-		return Result{}, err
-	}
-	res := Result{IntentID: in.IntentID, Status: ResultProcessed}
-	if out.Status == StatusSoldOut {
-		res.Status, res.Reason = ResultRejected, ReasonSoldOut
-	}
-	switch {
-	case out.Replayed:
-		c.duplicates.Add(1)
-	case out.Status == StatusPlaced:
-		c.processed.Add(1)
-	default:
-		c.rejected.Add(1)
-	}
-	c.log.Debug("shop: intent answered", "intent_id", in.IntentID, "status", res.Status,
-		"reason", res.Reason, "replayed", out.Replayed)
-	return res, nil
-}
-
-func header(m kafka.Message, key string) string {
-	for _, h := range m.Headers {
-		if h.Key == key {
-			return string(h.Value)
-		}
-	}
-	return ""
-}
-
-// retry runs fn until it succeeds or ctx ends, backing off between tries.
-func (c *Consumer) retry(ctx context.Context, step string, fn func() error) error {
-	b := newBackoff()
-	for {
-		err := fn()
-		if err == nil {
-			return nil
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		d := b.next()
-		c.log.Warn("shop: consume: retrying", "step", step, "err", err, "in", d)
-		if !c.waitUntil(ctx, c.cfg.Clock.Now().Add(d)) {
-			return ctx.Err()
-		}
-	}
-}
-
-// waitUntil waits on the clock for t; false when ctx ended first.
-func (c *Consumer) waitUntil(ctx context.Context, t time.Time) bool {
-	d := t.Sub(c.cfg.Clock.Now())
-	if t.IsZero() || d <= 0 {
-		return ctx.Err() == nil
-	}
-	timer := c.cfg.Clock.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.Chan():
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// backoff doubles from 100 ms to 5 s.
-type backoff struct{ d time.Duration }
-
-func newBackoff() *backoff { return &backoff{} }
-
-func (b *backoff) next() time.Duration {
-	b.d = min(max(2*b.d, 100*time.Millisecond), 5*time.Second)
-	return b.d
-}
-
-func (b *backoff) reset() { b.d = 0 }

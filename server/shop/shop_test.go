@@ -3,6 +3,7 @@ package shop_test
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -22,6 +23,11 @@ import (
 
 func TestMain(m *testing.M) { redistest.Main(m) }
 
+// testLogger shows the shop's log with a failing test's output, or with -v.
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
 // TestCheckoutVerifiesThroughJWKSAndCompletes: a token from the line opens
 // checkout (not before its nbf), placing the order frees the slot, and the
 // token then stops verifying.
@@ -40,8 +46,14 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
-	mux.Handle("/shop", shop.New(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now}).Handler())
-	mux.Handle("/shop/", shop.New(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now}).Handler())
+	sh, err := shop.Open(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now,
+		DataDir: t.TempDir(), Stock: 3, Logger: testLogger(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sh.Close()
+	mux.Handle("/shop", sh.Handler())
+	mux.Handle("/shop/", sh.Handler())
 	mux.Handle("/", server.New(line, server.Config{AdminToken: "admin-token-0123456789"}))
 
 	tk, _, err := line.Enter(ctx, "demo", "v:0123456789abcdef0123456789abcdef")
@@ -82,8 +94,14 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	if code != 200 || status(doc) != "checkout" || doc.Find(`[data-testid="shop-complete"]`).Length() != 1 {
 		t.Fatalf("checkout: %d %s", code, status(doc))
 	}
+	if n := doc.Find(`[data-testid="shop-stock"]`).AttrOr("data-stock", ""); n != "3" {
+		t.Fatalf("checkout shows %q in stock, want 3", n)
+	}
 	if code, doc := page("POST", "/shop/complete"); code != 200 || status(doc) != "placed" {
 		t.Fatalf("complete: %d %s", code, status(doc))
+	}
+	if n := stockOf(t, sh.Store(), shop.DropID); n != 2 {
+		t.Fatalf("stock after the order: %d, want 2", n)
 	}
 	v, err := line.Verify(ctx, tok, "demo")
 	if err != nil || v.Valid || v.Reason != "completed" {
