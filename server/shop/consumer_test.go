@@ -56,6 +56,7 @@ func count(results map[string]shop.Result, status, reason string) int {
 // intent gets one answer however often it comes, and once committed nothing
 // comes again to the next consumer of the group.
 func TestConsumerAnswersEachIntentOnce(t *testing.T) {
+	t.Parallel()
 	_, brokers := startBroker(t)
 	st := openDropStore(t, 30)
 	var msgs []kafka.Message
@@ -107,6 +108,7 @@ func TestConsumerAnswersEachIntentOnce(t *testing.T) {
 // The next one gets every intent again and answers each as before, placing
 // nothing twice.
 func TestConsumerReplaysAfterCrashBeforeCommit(t *testing.T) {
+	t.Parallel()
 	cluster, brokers := startBroker(t)
 	group := "shop-" + t.Name()
 	var refuse atomic.Bool
@@ -169,6 +171,7 @@ func TestConsumerReplaysAfterCrashBeforeCommit(t *testing.T) {
 // TestConsumerKeepsThePace: with the clock held, the consumer takes one
 // batch of at most BatchSize and then waits for Interval to pass.
 func TestConsumerKeepsThePace(t *testing.T) {
+	t.Parallel()
 	_, brokers := startBroker(t)
 	st := openDropStore(t, 100)
 	const n, batchSize, interval = 45, 10, 500 * time.Millisecond

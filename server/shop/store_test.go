@@ -34,6 +34,7 @@ func stockOf(t *testing.T, st *shop.Store, id string) int {
 // TestPlaceOrderIsIdempotent: a key gets one answer for good, sold out
 // included, and the answer survives reopening the file.
 func TestPlaceOrderIsIdempotent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	st, path := openStore(t, 3)
 
@@ -89,6 +90,7 @@ func TestPlaceOrderIsIdempotent(t *testing.T) {
 // TestPlaceOrderNeverOversells: 300 concurrent orders from both sources, a
 // fifth of them repeats of earlier keys, against 100 in stock.
 func TestPlaceOrderNeverOversells(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	const stock, unique, repeats = 100, 240, 60
 	st, _ := openStore(t, stock)

@@ -25,6 +25,7 @@ import (
 // while the consumer takes 20 intents, for 20 in stock. Exactly 20 are sold
 // between them; the rest are told sold out, and every shopper's slot is freed.
 func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const stock, shoppers, intents = 20, 15, 20
