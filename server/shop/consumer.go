@@ -243,8 +243,9 @@ func (c *Consumer) handle(ctx context.Context, batch []kafka.Message) error {
 			return err
 		}
 	}
-	// A failed commit only means these come again, and are answered the
-	// same; a later commit covers them. Not worth stalling the line for.
+	// A failed commit is not worth stalling the line for: a later commit on
+	// the same partition covers these, or they come again after a restart
+	// and get the same answers.
 	if err := c.reader.CommitMessages(ctx, batch...); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
