@@ -57,7 +57,7 @@ func count(results map[string]shop.Result, status, reason string) int {
 // comes again to the next consumer of the group.
 func TestConsumerAnswersEachIntentOnce(t *testing.T) {
 	t.Parallel()
-	_, brokers := startBroker(t)
+	brokers := startBroker(t)
 	st := openDropStore(t, 30)
 	var msgs []kafka.Message
 	for i := range 40 {
@@ -109,7 +109,7 @@ func TestConsumerAnswersEachIntentOnce(t *testing.T) {
 // nothing twice.
 func TestConsumerReplaysAfterCrashBeforeCommit(t *testing.T) {
 	t.Parallel()
-	cluster, brokers := startBroker(t)
+	cluster, brokers := startControlledBroker(t)
 	group := "shop-" + t.Name()
 	var refuse atomic.Bool
 	refuse.Store(true)
@@ -172,7 +172,7 @@ func TestConsumerReplaysAfterCrashBeforeCommit(t *testing.T) {
 // batch of at most BatchSize and then waits for Interval to pass.
 func TestConsumerKeepsThePace(t *testing.T) {
 	t.Parallel()
-	_, brokers := startBroker(t)
+	brokers := startBroker(t)
 	st := openDropStore(t, 100)
 	const n, batchSize, interval = 45, 10, 500 * time.Millisecond
 	var msgs []kafka.Message

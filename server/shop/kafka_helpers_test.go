@@ -10,6 +10,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/waitroom/waitroom/queue/kafkatest"
 	"github.com/waitroom/waitroom/server/shop"
 )
 
@@ -18,10 +19,16 @@ const (
 	resultsTopic = "test.results"
 )
 
-// startBroker runs an in-process Kafka-protocol broker on 127.0.0.1 with the
+// startBroker runs waitroom's test broker (kfake, on 127.0.0.1) with the
 // intents and results topics, until the test ends.
-// TODO: use queue/kafkatest once it lands.
-func startBroker(t *testing.T) (*kfake.Cluster, []string) {
+func startBroker(t *testing.T) []string {
+	t.Helper()
+	return kafkatest.Start(t, intentsTopic, resultsTopic).Addrs()
+}
+
+// startControlledBroker is a kfake cluster of the test's own, for tests that
+// intercept requests with its Control hooks.
+func startControlledBroker(t *testing.T) (*kfake.Cluster, []string) {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, intentsTopic, resultsTopic))
 	if err != nil {

@@ -39,7 +39,7 @@ func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
 	if err := line.PutRoom(ctx, "demo", settings); err != nil {
 		t.Fatal(err)
 	}
-	_, brokers := startBroker(t)
+	brokers := startBroker(t)
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
