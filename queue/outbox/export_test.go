@@ -18,3 +18,22 @@ func (s *SQLiteStore) JournalMode(ctx context.Context) (string, error) {
 	err := s.rdb.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&m)
 	return m, err
 }
+
+// States reads every intent's status in one query, for tests that check
+// thousands.
+func (s *SQLiteStore) States(ctx context.Context) (map[string]Status, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, state FROM intents`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]Status{}
+	for rows.Next() {
+		var id, state string
+		if err := rows.Scan(&id, &state); err != nil {
+			return nil, err
+		}
+		out[id] = stateStatus[state]
+	}
+	return out, rows.Err()
+}

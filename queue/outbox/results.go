@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
@@ -18,8 +19,12 @@ type ResultsConfig struct {
 	Brokers []string
 	Topic   string // DefaultResultsTopic when empty
 	GroupID string // DefaultResultsGroup when empty
-	Clock   clockwork.Clock
-	Logger  *slog.Logger
+	// SessionTimeout is how long the group waits for a silent member
+	// before handing its partitions to another; 0 means 10 s. After a
+	// broker restart results may pause for up to this long.
+	SessionTimeout time.Duration
+	Clock          clockwork.Clock
+	Logger         *slog.Logger
 	// OnApply, when set, hears each applied batch: messages read and
 	// intents they changed (metrics, tests).
 	OnApply func(messages, changed int)
@@ -37,6 +42,9 @@ type ResultConsumer struct {
 // maxResultBatch bounds the results applied in one outbox transaction.
 const maxResultBatch = 512
 
+// fetchRetry is the pause after a failed fetch; kafka-go backs off too.
+const fetchRetry = 100 * time.Millisecond
+
 // NewResultConsumer returns a consumer; it joins the group when Run starts.
 func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) {
 	if len(cfg.Brokers) == 0 {
@@ -47,6 +55,9 @@ func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) 
 	}
 	if cfg.GroupID == "" {
 		cfg.GroupID = DefaultResultsGroup
+	}
+	if cfg.SessionTimeout <= 0 {
+		cfg.SessionTimeout = 10 * time.Second
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = clockwork.NewRealClock()
@@ -66,9 +77,9 @@ func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) 
 		MaxBytes:          4 << 20,
 		MaxWait:           500 * time.Millisecond,
 		CommitInterval:    0, // commit synchronously, after the outbox write
-		HeartbeatInterval: time.Second,
-		SessionTimeout:    10 * time.Second,
-		RebalanceTimeout:  10 * time.Second,
+		HeartbeatInterval: cfg.SessionTimeout / 10,
+		SessionTimeout:    cfg.SessionTimeout,
+		RebalanceTimeout:  cfg.SessionTimeout,
 		// Rejoin quickly after a broker restart; kafka-go waits 5 s by default.
 		JoinGroupBackoff: 500 * time.Millisecond,
 		ReadBackoffMin:   50 * time.Millisecond,
@@ -92,8 +103,23 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 		for {
 			m, err := c.r.FetchMessage(ctx)
 			if err != nil {
-				fetchErr = err
-				return
+				if ctx.Err() != nil {
+					return
+				}
+				// kafka-go passes on each partition reader's error (a broker
+				// going away, say) and then goes on: only EOF, a closed
+				// reader, ends the stream.
+				if errors.Is(err, io.EOF) {
+					fetchErr = err
+					return
+				}
+				c.cfg.Logger.Warn("outbox: results: fetch", "err", err)
+				select {
+				case <-ctx.Done():
+					return
+				case <-c.cfg.Clock.After(fetchRetry):
+				}
+				continue
 			}
 			select {
 			case msgs <- m:
@@ -113,7 +139,7 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 		if !ok {
 			cancel()
 			wg.Wait()
-			if ctx.Err() != nil || fetchErr == nil || errors.Is(fetchErr, context.Canceled) {
+			if ctx.Err() != nil || fetchErr == nil {
 				return nil
 			}
 			return fmt.Errorf("outbox: results: fetch: %w", fetchErr)

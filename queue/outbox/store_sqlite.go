@@ -80,8 +80,11 @@ type SQLiteStore struct {
 	clock clockwork.Clock
 	log   *slog.Logger
 
-	wdb *sql.DB // one connection, used only by the writer goroutine
-	rdb *sql.DB // readers; WAL lets them run beside the writer
+	wdb   *sql.DB // one connection, used only by the writer goroutine
+	stmts *writeStmts
+	rdb   *sql.DB // readers; WAL lets them run beside the writer
+	get   *sql.Stmt
+	pend  *sql.Stmt
 
 	maxBatch int
 	ops      chan *writeOp
@@ -120,28 +123,43 @@ func OpenSQLite(path string, opts SQLiteOptions) (*SQLiteStore, error) {
 		s.maxBatch = 512
 	}
 
-	var err error
-	if s.wdb, err = sql.Open("sqlite", path+"?"+dsnPragmas+"&_txlock=immediate"); err != nil {
+	fail := func(err error) (*SQLiteStore, error) {
+		s.closeStmts()
+		for _, db := range []*sql.DB{s.rdb, s.wdb} {
+			if db != nil {
+				_ = db.Close()
+			}
+		}
 		return nil, fmt.Errorf("outbox: open: %w", err)
 	}
-	s.wdb.SetMaxOpenConns(1)
+	var err error
+	if s.wdb, err = sql.Open("sqlite", path+"?"+dsnPragmas+"&_txlock=immediate"); err != nil {
+		return fail(err)
+	}
+	s.wdb.SetMaxOpenConns(1) // the one writer; also keeps the prepared statements on one connection
 	s.wdb.SetMaxIdleConns(1)
 	s.wdb.SetConnMaxLifetime(0)
 	s.wdb.SetConnMaxIdleTime(0)
 	if _, err := s.wdb.Exec(schema); err != nil {
-		_ = s.wdb.Close()
-		return nil, fmt.Errorf("outbox: open: schema: %w", err)
+		return fail(fmt.Errorf("schema: %w", err))
+	}
+	if s.stmts, err = prepareWrites(s.wdb); err != nil {
+		return fail(err)
 	}
 	if s.rdb, err = sql.Open("sqlite", path+"?"+dsnPragmas+"&_pragma=query_only(1)"); err != nil {
-		_ = s.wdb.Close()
-		return nil, fmt.Errorf("outbox: open: %w", err)
+		return fail(err)
 	}
 	s.rdb.SetMaxOpenConns(4)
 	s.rdb.SetMaxIdleConns(4)
+	if s.get, err = s.rdb.Prepare(`SELECT ` + intentColumns + ` FROM intents WHERE id = ?`); err != nil {
+		return fail(err)
+	}
+	if s.pend, err = s.rdb.Prepare(`SELECT ` + intentColumns + ` FROM intents
+		WHERE state = 'PENDING' ORDER BY seq LIMIT ?`); err != nil {
+		return fail(err)
+	}
 	if err := s.loadCounts(); err != nil {
-		_ = s.wdb.Close()
-		_ = s.rdb.Close()
-		return nil, err
+		return fail(err)
 	}
 	go s.writeLoop()
 	return s, nil
@@ -150,7 +168,7 @@ func OpenSQLite(path string, opts SQLiteOptions) (*SQLiteStore, error) {
 func (s *SQLiteStore) loadCounts() error {
 	rows, err := s.wdb.Query(`SELECT state, COUNT(*) FROM intents GROUP BY state`)
 	if err != nil {
-		return fmt.Errorf("outbox: open: count: %w", err)
+		return fmt.Errorf("count: %w", err)
 	}
 	defer rows.Close()
 	var c Counts
@@ -158,15 +176,26 @@ func (s *SQLiteStore) loadCounts() error {
 		var state string
 		var n int64
 		if err := rows.Scan(&state, &n); err != nil {
-			return fmt.Errorf("outbox: open: count: %w", err)
+			return fmt.Errorf("count: %w", err)
 		}
 		c.add(stateStatus[state], n)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("outbox: open: count: %w", err)
+		return fmt.Errorf("count: %w", err)
 	}
 	s.counts = c
 	return nil
+}
+
+func (s *SQLiteStore) closeStmts() {
+	if s.stmts != nil {
+		s.stmts.close()
+	}
+	for _, st := range []*sql.Stmt{s.get, s.pend} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
 }
 
 // Path is the outbox file.
@@ -179,6 +208,7 @@ func (s *SQLiteStore) Close() error {
 	s.close.Do(func() {
 		close(s.closing)
 		<-s.stopped
+		s.closeStmts()
 		err = errors.Join(s.rdb.Close(), s.wdb.Close())
 		if err != nil {
 			err = fmt.Errorf("outbox: close: %w", err)
@@ -239,7 +269,7 @@ func (s *SQLiteStore) Counts(ctx context.Context) (Counts, error) {
 }
 
 func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
-	row := s.rdb.QueryRowContext(ctx, `SELECT `+intentColumns+` FROM intents WHERE id = ?`, id)
+	row := s.get.QueryRowContext(ctx, id)
 	in, err := scanIntent(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Intent{}, ErrNotFound
@@ -251,8 +281,7 @@ func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
 }
 
 func (s *SQLiteStore) Pending(ctx context.Context, limit int) ([]Intent, error) {
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+intentColumns+` FROM intents
-		WHERE state = 'PENDING' ORDER BY seq LIMIT ?`, limit)
+	rows, err := s.pend.QueryContext(ctx, limit)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: pending: %w", err)
 	}

@@ -3,6 +3,7 @@ package outbox
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -160,22 +161,54 @@ func (s *SQLiteStore) apply(ops []*writeOp) (err error) {
 	return nil
 }
 
+// writeStmts are prepared once on the writer's connection: compiling SQL
+// costs more than running it, and every write runs these.
+type writeStmts struct {
+	insert, findOpen, markPublished, states, finish *sql.Stmt
+}
+
+func prepareWrites(db *sql.DB) (*writeStmts, error) {
+	var ws writeStmts
+	for _, p := range []struct {
+		stmt **sql.Stmt
+		sql  string
+	}{
+		// The conflict target is the partial index: an open intent of
+		// the same visitor and room makes this a no-op.
+		{&ws.insert, `INSERT INTO intents (id, room, visitor, payload, state, accepted_at)
+			VALUES (?, ?, ?, ?, 'PENDING', ?)
+			ON CONFLICT (room, visitor) WHERE state IN ('PENDING', 'PUBLISHED') DO NOTHING`},
+		{&ws.findOpen, `SELECT ` + intentColumns + ` FROM intents
+			WHERE room = ? AND visitor = ? AND state IN ('PENDING', 'PUBLISHED')`},
+		{&ws.markPublished, `UPDATE intents SET state = 'PUBLISHED', published_at = ?
+			WHERE state = 'PENDING' AND id IN (SELECT value FROM json_each(?))`},
+		{&ws.states, `SELECT id, state FROM intents WHERE id IN (SELECT value FROM json_each(?))`},
+		{&ws.finish, `UPDATE intents SET state = ?, reason = ?, finished_at = ? WHERE id = ?`},
+	} {
+		st, err := db.Prepare(p.sql)
+		if err != nil {
+			ws.close()
+			return nil, fmt.Errorf("prepare: %w", err)
+		}
+		*p.stmt = st
+	}
+	return &ws, nil
+}
+
+func (ws *writeStmts) close() {
+	for _, st := range []*sql.Stmt{ws.insert, ws.findOpen, ws.markPublished, ws.states, ws.finish} {
+		if st != nil {
+			_ = st.Close()
+		}
+	}
+}
+
 func (s *SQLiteStore) applyAccept(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
-	row := tx.QueryRowContext(ctx, `SELECT `+intentColumns+` FROM intents
-		WHERE room = ? AND visitor = ? AND state IN ('PENDING', 'PUBLISHED')`, op.room, op.visitor)
-	in, err := scanIntent(row)
-	if err == nil {
-		op.intent, op.created = in, false
-		return nil
-	}
-	if err != sql.ErrNoRows {
-		return fmt.Errorf("find open: %w", err)
-	}
 	id, err := uuid.NewV7() // time-ordered: new ids append to the index
 	if err != nil {
 		return fmt.Errorf("new id: %w", err)
 	}
-	in = Intent{
+	in := Intent{
 		ID:         id.String(),
 		Room:       op.room,
 		Visitor:    op.visitor,
@@ -183,35 +216,71 @@ func (s *SQLiteStore) applyAccept(ctx context.Context, tx *sql.Tx, op *writeOp, 
 		Status:     StatusAccepted,
 		AcceptedAt: fromNanos(now),
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO intents (id, room, visitor, payload, state, accepted_at)
-		VALUES (?, ?, ?, ?, 'PENDING', ?)`, in.ID, in.Room, in.Visitor, []byte(in.Payload), now); err != nil {
+	res, err := tx.StmtContext(ctx, s.stmts.insert).ExecContext(ctx, in.ID, in.Room, in.Visitor, []byte(in.Payload), now)
+	if err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
-	op.intent, op.created = in, true
-	op.delta.Accepted = 1
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("insert: %w", err)
+	} else if n == 1 {
+		op.intent, op.created = in, true
+		op.delta.Accepted = 1
+		return nil
+	}
+	in, err = scanIntent(tx.StmtContext(ctx, s.stmts.findOpen).QueryRowContext(ctx, op.room, op.visitor))
+	if err != nil {
+		return fmt.Errorf("find open: %w", err)
+	}
+	op.intent, op.created = in, false
 	return nil
 }
 
 func (s *SQLiteStore) applyPublished(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
-	stmt, err := tx.PrepareContext(ctx, `UPDATE intents SET state = 'PUBLISHED', published_at = ?
-		WHERE id = ? AND state = 'PENDING'`)
+	ids, err := json.Marshal(op.ids)
 	if err != nil {
 		return fmt.Errorf("mark published: %w", err)
 	}
-	defer stmt.Close()
-	for _, id := range op.ids {
-		res, err := stmt.ExecContext(ctx, now, id)
-		if err != nil {
-			return fmt.Errorf("mark published: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		op.delta.Accepted -= n
-		op.delta.Published += n
+	res, err := tx.StmtContext(ctx, s.stmts.markPublished).ExecContext(ctx, now, string(ids))
+	if err != nil {
+		return fmt.Errorf("mark published: %w", err)
 	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("mark published: %w", err)
+	}
+	op.delta.Accepted -= n
+	op.delta.Published += n
 	return nil
 }
 
 func (s *SQLiteStore) applyFinish(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
+	ids := make([]string, len(op.results))
+	for i, r := range op.results {
+		ids[i] = r.IntentID
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return fmt.Errorf("finish: %w", err)
+	}
+	rows, err := tx.StmtContext(ctx, s.stmts.states).QueryContext(ctx, string(list))
+	if err != nil {
+		return fmt.Errorf("finish: %w", err)
+	}
+	states := make(map[string]string, len(ids))
+	for rows.Next() {
+		var id, state string
+		if err := rows.Scan(&id, &state); err != nil {
+			rows.Close()
+			return fmt.Errorf("finish: %w", err)
+		}
+		states[id] = state
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("finish: %w", err)
+	}
+
+	finish := tx.StmtContext(ctx, s.stmts.finish)
 	for _, r := range op.results {
 		var state string
 		switch r.Status {
@@ -222,24 +291,20 @@ func (s *SQLiteStore) applyFinish(ctx context.Context, tx *sql.Tx, op *writeOp, 
 		default:
 			continue
 		}
+		// Unknown and final intents are left alone. PENDING may finish: a
+		// result can overtake the relay's own mark.
+		was, ok := states[r.IntentID]
+		if !ok || !stateStatus[was].Open() {
+			continue
+		}
 		reason := r.Reason
 		if state == stateProcessed {
 			reason = ""
 		}
-		// A result can overtake MarkPublished (the consumer may answer
-		// before the relay's own write lands), so PENDING may finish too.
-		var was string
-		err := tx.QueryRowContext(ctx, `SELECT state FROM intents WHERE id = ?`, r.IntentID).Scan(&was)
-		if err == sql.ErrNoRows || (err == nil && !stateStatus[was].Open()) {
-			continue // unknown or already final
-		}
-		if err != nil {
+		if _, err := finish.ExecContext(ctx, state, reason, now, r.IntentID); err != nil {
 			return fmt.Errorf("finish: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE intents SET state = ?, reason = ?, finished_at = ?
-			WHERE id = ?`, state, reason, now, r.IntentID); err != nil {
-			return fmt.Errorf("finish: %w", err)
-		}
+		states[r.IntentID] = state // a later result in this batch sees it final
 		op.changed++
 		op.delta.add(stateStatus[was], -1)
 		op.delta.add(stateStatus[state], 1)
