@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -14,6 +15,9 @@ const roomListInterval = time.Second
 // of them together, so a slot is never admitted twice.
 type Admitter struct {
 	line *Line
+
+	mu    sync.Mutex
+	epoch string // Redis's data epoch as last seen
 	// OnTick, when set, hears every tick's result (metrics, push).
 	OnTick func(room string, s Settings, r TickResult)
 }
@@ -30,6 +34,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 		}
 	}()
 	for {
+		a.checkEpoch(ctx)
 		rooms, err := a.line.store.ListRooms(ctx)
 		if err == nil {
 			seen := make(map[string]bool, len(rooms))
@@ -66,6 +71,8 @@ func (a *Admitter) runRoom(ctx context.Context, room string) {
 		interval := 200 * time.Millisecond
 		s, err := a.line.store.GetRoom(ctx, room)
 		switch {
+		case errors.Is(err, ErrRoomNotFound) && a.checkEpoch(ctx):
+			continue // Redis lost its data and the room is back
 		case errors.Is(err, ErrRoomNotFound):
 			a.line.forget(room)
 			return
@@ -99,4 +106,29 @@ func (a *Admitter) runRoom(ctx context.Context, room string) {
 		case <-a.line.clock.After(interval):
 		}
 	}
+}
+
+// checkEpoch compares Redis's epoch with the one this server saw last. A
+// Redis restarted without persistence comes back empty with a new epoch:
+// then every room this server knew is put back (a room deleted by an
+// operator leaves the epoch alone, so it stays deleted). It reports whether
+// rooms were restored.
+func (a *Admitter) checkEpoch(ctx context.Context) bool {
+	e, err := a.line.store.Epoch(ctx)
+	if err != nil {
+		return false
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	lost := a.epoch != "" && e != a.epoch
+	a.epoch = e
+	if !lost {
+		return false
+	}
+	for room, s := range a.line.cachedRooms() {
+		if ok, err := a.line.store.RestoreRoom(ctx, room, s); err == nil && ok {
+			a.line.log.Warn("admission: Redis lost its data; restored a room from this server's copy", "room", room)
+		}
+	}
+	return true
 }

@@ -185,7 +185,17 @@ func (a *Availability) Hook() redis.Hook { return availabilityHook{a} }
 
 type availabilityHook struct{ a *Availability }
 
-func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+// DialHook records failed dials at once: a killed Redis refuses connections,
+// and go-redis's retries would otherwise hide that for a while.
+func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := next(ctx, network, addr)
+		if err != nil && ctx.Err() == nil {
+			h.a.Record(err)
+		}
+		return conn, err
+	}
+}
 
 func (h availabilityHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
@@ -218,4 +228,27 @@ func Unreachable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// FailFast tunes a client so that calls fail within about a second when Redis
+// is gone, instead of retrying with backoff: the availability flag then
+// switches to degraded mode before visitors give up. Timeouts stay well above
+// Redis's normal sub-millisecond answers.
+func FailFast(o *redis.Options) *redis.Options {
+	o.MaxRetries = 1
+	o.DialTimeout = 250 * time.Millisecond
+	o.ReadTimeout = 500 * time.Millisecond
+	o.WriteTimeout = 500 * time.Millisecond
+	o.PoolTimeout = 500 * time.Millisecond
+	return o
+}
+
+// FailFastUniversal is FailFast for cluster and sentinel clients.
+func FailFastUniversal(o *redis.UniversalOptions) *redis.UniversalOptions {
+	o.MaxRetries = 1
+	o.DialTimeout = 250 * time.Millisecond
+	o.ReadTimeout = 500 * time.Millisecond
+	o.WriteTimeout = 500 * time.Millisecond
+	o.PoolTimeout = 500 * time.Millisecond
+	return o
 }

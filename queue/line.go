@@ -103,7 +103,8 @@ func (l *Line) Room(ctx context.Context, room string) (Settings, error) {
 	}
 	s, err := l.store.GetRoom(ctx, room)
 	if errors.Is(err, ErrRoomNotFound) {
-		l.forget(room)
+		// Left in the cache: the admission loop decides whether the room was
+		// deleted (forget it) or lost by a Redis restart (put it back).
 		return Settings{}, err
 	}
 	if err != nil {
@@ -123,6 +124,17 @@ func (l *Line) CachedRoom(room string) (Settings, bool) {
 	defer l.mu.Unlock()
 	c, ok := l.cache[room]
 	return c.settings, ok
+}
+
+// cachedRooms copies the cache: every room this server knows.
+func (l *Line) cachedRooms() map[string]Settings {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]Settings, len(l.cache))
+	for id, c := range l.cache {
+		out[id] = c.settings
+	}
+	return out
 }
 
 func (l *Line) remember(room string, s Settings, now time.Time) {

@@ -37,6 +37,12 @@ type Store interface {
 	PutRoom(ctx context.Context, room string, s Settings) error
 	GetRoom(ctx context.Context, room string) (Settings, error)
 	DeleteRoom(ctx context.Context, room string) error
+	// Epoch names the life of Redis's data: it changes when Redis comes
+	// back empty (restarted without persistence, flushed).
+	Epoch(ctx context.Context) (string, error)
+	// RestoreRoom puts a room back unless it exists: a Redis restarted
+	// without persistence comes back empty, and servers still know the rooms.
+	RestoreRoom(ctx context.Context, room string, s Settings) (bool, error)
 	ListRooms(ctx context.Context) ([]string, error)
 
 	// Enter returns the identity's live ticket in room, or a new one at the

@@ -68,6 +68,33 @@ func (s *RedisStore) PutRoom(ctx context.Context, room string, st Settings) erro
 	return nil
 }
 
+func (s *RedisStore) Epoch(ctx context.Context) (string, error) {
+	key := s.prefix + "epoch"
+	if err := s.rdb.SetNX(ctx, key, RandomID(), 0).Err(); err != nil {
+		return "", fmt.Errorf("queue: epoch: %w", err)
+	}
+	e, err := s.rdb.Get(ctx, key).Result()
+	if err != nil {
+		return "", fmt.Errorf("queue: epoch: %w", err)
+	}
+	return e, nil
+}
+
+func (s *RedisStore) RestoreRoom(ctx context.Context, room string, st Settings) (bool, error) {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return false, fmt.Errorf("queue: encode settings: %w", err)
+	}
+	set, err := s.rdb.SetNX(ctx, keysFor(s.prefix, room).settings, data, 0).Result()
+	if err != nil {
+		return false, fmt.Errorf("queue: restore room: %w", err)
+	}
+	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
+		return false, fmt.Errorf("queue: restore room: %w", err)
+	}
+	return set, nil
+}
+
 func (s *RedisStore) GetRoom(ctx context.Context, room string) (Settings, error) {
 	data, err := s.rdb.Get(ctx, keysFor(s.prefix, room).settings).Bytes()
 	if errors.Is(err, redis.Nil) {

@@ -58,7 +58,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	}
 	s, ok := rooms.CachedRoom(room)
 	if !ok {
-		return outbox.Intent{}, errUnavailable
+		return outbox.Intent{}, errRoomNotFound // see bypassed
 	}
 	if len(payload) > outbox.MaxPayloadBytes {
 		return outbox.Intent{}, intentError(outbox.ErrPayloadTooLarge)

@@ -18,12 +18,13 @@ type cachedRooms interface {
 func acceptURL(room string) string { return "/rooms/" + room + "/accept" }
 
 // bypassed answers for a room while Redis is down: no line, an accept page
-// whose intents go through the durable outbox into Kafka instead. A room this
-// server has never seen cannot be told from a typo, so it is unavailable.
+// whose intents go through the durable outbox into Kafka instead. Every
+// server's admission loop reads every room each tick, so a room missing from
+// the cache did not exist when Redis went away.
 func bypassed(rooms cachedRooms, room, ticket string) (ticketJSON, error) {
 	s, ok := rooms.CachedRoom(room)
 	if !ok {
-		return ticketJSON{}, errUnavailable
+		return ticketJSON{}, errRoomNotFound
 	}
 	u := acceptURL(room)
 	return ticketJSON{Room: room, Ticket: ticket, State: "bypassed", Paused: s.Paused,
