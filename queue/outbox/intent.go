@@ -80,3 +80,10 @@ func (c *Counts) add(s Status, n int64) {
 		c.Rejected += n
 	}
 }
+
+func (c *Counts) plus(d Counts) {
+	c.Accepted += d.Accepted
+	c.Published += d.Published
+	c.Processed += d.Processed
+	c.Rejected += d.Rejected
+}

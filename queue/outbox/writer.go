@@ -99,29 +99,31 @@ func (s *SQLiteStore) commit(batch []*writeOp) {
 		return
 	}
 	err := s.apply(live)
-	if err != nil {
-		s.log.Error("outbox: write", "ops", len(live), "err", err)
-	}
-	var delta Counts
-	for _, op := range live {
-		if err != nil {
-			op.err = err
-		} else {
-			delta.Accepted += op.delta.Accepted
-			delta.Published += op.delta.Published
-			delta.Processed += op.delta.Processed
-			delta.Rejected += op.delta.Rejected
+	if err != nil && len(live) > 1 {
+		// One op may be the cause: give each its own transaction so the
+		// others still land.
+		s.log.Warn("outbox: grouped write failed, writing one by one", "ops", len(live), "err", err)
+		for _, op := range live {
+			s.settle([]*writeOp{op}, s.apply([]*writeOp{op}))
 		}
+		return
 	}
-	if err == nil {
+	s.settle(live, err)
+}
+
+// settle answers the callers of one transaction and counts what it committed.
+func (s *SQLiteStore) settle(ops []*writeOp, err error) {
+	if err != nil {
+		s.log.Error("outbox: write", "ops", len(ops), "err", err)
+	} else {
 		s.mu.Lock()
-		s.counts.Accepted += delta.Accepted
-		s.counts.Published += delta.Published
-		s.counts.Processed += delta.Processed
-		s.counts.Rejected += delta.Rejected
+		for _, op := range ops {
+			s.counts.plus(op.delta)
+		}
 		s.mu.Unlock()
 	}
-	for _, op := range live {
+	for _, op := range ops {
+		op.err = err
 		close(op.done)
 	}
 }
@@ -156,6 +158,9 @@ func (s *SQLiteStore) apply(ops []*writeOp) (err error) {
 		}
 	}
 	if err = tx.Commit(); err != nil {
+		// A failed COMMIT can leave SQLite's transaction open on the one
+		// connection, and every later BEGIN would fail: end it.
+		_, _ = s.wdb.ExecContext(ctx, `ROLLBACK`)
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
