@@ -12,11 +12,11 @@ const MaxPayloadBytes = 8 << 10
 
 // Errors callers map to statuses.
 var (
-	ErrNotFound        = errors.New("outbox: intent not found")
-	ErrInvalidIntent   = errors.New("outbox: room and visitor are required")
-	ErrInvalidPayload  = errors.New("outbox: payload is not JSON")
-	ErrPayloadTooLarge = errors.New("outbox: payload too large")
-	ErrClosed          = errors.New("outbox: closed")
+	ErrNotFound        = errors.New("intent not found")
+	ErrInvalidIntent   = errors.New("room and visitor are required")
+	ErrInvalidPayload  = errors.New("payload is not JSON")
+	ErrPayloadTooLarge = errors.New("payload too large")
+	ErrClosed          = errors.New("outbox closed")
 )
 
 // Status is an intent's state as the API names it. The outbox table keeps

@@ -112,7 +112,7 @@ func (o *Outbox) GetFor(ctx context.Context, id, visitor string) (Intent, error)
 		return Intent{}, err
 	}
 	if in.Visitor != visitor {
-		return Intent{}, ErrNotFound
+		return Intent{}, fmt.Errorf("outbox: get: %w", ErrNotFound)
 	}
 	return in, nil
 }

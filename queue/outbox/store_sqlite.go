@@ -218,22 +218,23 @@ func (s *SQLiteStore) Close() error {
 }
 
 func (s *SQLiteStore) Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (Intent, bool, error) {
-	if room == "" || visitor == "" {
-		return Intent{}, false, ErrInvalidIntent
+	var err error
+	switch {
+	case room == "" || visitor == "":
+		err = ErrInvalidIntent
+	case len(payload) > MaxPayloadBytes:
+		err = ErrPayloadTooLarge
+	case !json.Valid(payload):
+		// It goes into the Kafka message as raw JSON: invalid JSON there
+		// would make the whole message unencodable.
+		err = ErrInvalidPayload
+	default:
+		op := &writeOp{kind: opAccept, room: room, visitor: visitor, payload: payload}
+		if err = s.do(ctx, op); err == nil {
+			return op.intent, op.created, nil
+		}
 	}
-	if len(payload) > MaxPayloadBytes {
-		return Intent{}, false, ErrPayloadTooLarge
-	}
-	// The payload goes into the Kafka message as raw JSON; invalid JSON
-	// there would make every later message of the batch unencodable.
-	if !json.Valid(payload) {
-		return Intent{}, false, ErrInvalidPayload
-	}
-	op := &writeOp{kind: opAccept, room: room, visitor: visitor, payload: payload}
-	if err := s.do(ctx, op); err != nil {
-		return Intent{}, false, fmt.Errorf("outbox: accept: %w", err)
-	}
-	return op.intent, op.created, nil
+	return Intent{}, false, fmt.Errorf("outbox: accept: %w", err)
 }
 
 func (s *SQLiteStore) MarkPublished(ctx context.Context, ids []string) error {
@@ -257,11 +258,19 @@ func (s *SQLiteStore) Finish(ctx context.Context, results []ResultMessage) (int,
 	return op.changed, nil
 }
 
-func (s *SQLiteStore) Counts(ctx context.Context) (Counts, error) {
+// closed reports whether Close has begun.
+func (s *SQLiteStore) closed() bool {
 	select {
-	case <-s.stopped:
-		return Counts{}, ErrClosed
+	case <-s.closing:
+		return true
 	default:
+		return false
+	}
+}
+
+func (s *SQLiteStore) Counts(ctx context.Context) (Counts, error) {
+	if s.closed() {
+		return Counts{}, fmt.Errorf("outbox: counts: %w", ErrClosed)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -269,10 +278,12 @@ func (s *SQLiteStore) Counts(ctx context.Context) (Counts, error) {
 }
 
 func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
-	row := s.get.QueryRowContext(ctx, id)
-	in, err := scanIntent(row)
+	if s.closed() {
+		return Intent{}, fmt.Errorf("outbox: get: %w", ErrClosed)
+	}
+	in, err := scanIntent(s.get.QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Intent{}, ErrNotFound
+		err = ErrNotFound
 	}
 	if err != nil {
 		return Intent{}, fmt.Errorf("outbox: get: %w", err)
@@ -281,6 +292,9 @@ func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
 }
 
 func (s *SQLiteStore) Pending(ctx context.Context, limit int) ([]Intent, error) {
+	if s.closed() {
+		return nil, fmt.Errorf("outbox: pending: %w", ErrClosed)
+	}
 	rows, err := s.pend.QueryContext(ctx, limit)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: pending: %w", err)
