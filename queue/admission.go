@@ -50,6 +50,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 				if !seen[room] {
 					cancel()
 					delete(running, room)
+					a.line.forget(room)
 				}
 			}
 		} else if ctx.Err() == nil {
@@ -71,11 +72,12 @@ func (a *Admitter) runRoom(ctx context.Context, room string) {
 		interval := 200 * time.Millisecond
 		s, err := a.line.store.GetRoom(ctx, room)
 		switch {
-		case errors.Is(err, ErrRoomNotFound) && a.checkEpoch(ctx):
-			continue // Redis lost its data and the room is back
 		case errors.Is(err, ErrRoomNotFound):
-			a.line.forget(room)
-			return
+			// Deleted (the list loop stops this loop within a second) or lost
+			// with Redis's data (put back here, or by the list loop).
+			if a.checkEpoch(ctx) {
+				continue
+			}
 		case err != nil:
 			if !failing && ctx.Err() == nil {
 				a.line.log.Warn("admission: read room", "room", room, "err", err)
