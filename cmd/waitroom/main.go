@@ -23,6 +23,7 @@ import (
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/shop"
 )
 
 func main() {
@@ -86,7 +87,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
-	ob, closeKafka, err := openOutbox(cfg, log)
+	ob, brokers, closeKafka, err := openOutbox(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -104,7 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	mountShop(ctx, srv, ln.Addr().String(), log)
+	sh, err := openShop(ctx, srv, cfg, ln.Addr().String(), brokers, log)
+	if err != nil {
+		_ = ln.Close()
+		return err
+	}
+	defer func() { _ = sh.Close() }()
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
 		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
@@ -123,6 +129,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return avail.Run(gctx, store.Probe) })
 	g.Go(func() error { return ob.Run(gctx) })
+	g.Go(func() error { return sh.RunConsumer(gctx) })
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down")
@@ -178,6 +185,7 @@ func seedDemoRoom(ctx context.Context, line *queue.Line) error {
 	s.Title = "Demo flash sale"
 	s.Message = "Thanks for waiting. We let shoppers in a few at a time so checkout stays fast for everyone."
 	s.TargetURL = "/shop"
+	s.ProductID, s.ProductName = shop.DropID, shop.DropName
 	if err := line.PutRoom(ctx, "demo", s); err != nil {
 		return fmt.Errorf("seed demo room: %w", err)
 	}
@@ -187,7 +195,7 @@ func seedDemoRoom(ctx context.Context, line *queue.Line) error {
 // openOutbox opens the degraded path's durable outbox under the data dir and
 // its Kafka clients, starting an in-process Kafka-protocol broker when no
 // brokers are given. The returned func closes the outbox, then the broker.
-func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, func(), error) {
+func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, []string, func(), error) {
 	brokers := cfg.brokers()
 	stopBroker := func() {}
 	if len(brokers) == 0 {
@@ -196,7 +204,7 @@ func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, func(), error) {
 			Topics: []string{cfg.KafkaTopic, cfg.KafkaResultsTopic},
 		})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		brokers, stopBroker = b.Addrs(), b.Close
 		log.Warn("EMBEDDED MODE: no --kafka-brokers given, so an in-process Kafka-protocol broker (kfake, one node, no replication) carries degraded-mode intents. Give --kafka-brokers for production.",
@@ -207,10 +215,10 @@ func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, func(), error) {
 	})
 	if err != nil {
 		stopBroker()
-		return nil, nil, fmt.Errorf("outbox: %w", err)
+		return nil, nil, nil, fmt.Errorf("outbox: %w", err)
 	}
 	log.Info("outbox ready", "path", filepath.Join(cfg.DataDir, outbox.FileName), "brokers", strings.Join(brokers, ","), "topic", cfg.KafkaTopic)
-	return ob, func() {
+	return ob, brokers, func() {
 		if err := ob.Close(); err != nil {
 			log.Warn("close outbox", "err", err)
 		}

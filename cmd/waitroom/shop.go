@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
@@ -10,10 +11,21 @@ import (
 	"github.com/waitroom/waitroom/server/shop"
 )
 
-// mountShop adds the demo checkout at /shop. It reaches the waiting room the
-// way a real shop would, over HTTP, at the address this server listens on.
-func mountShop(ctx context.Context, srv *server.Server, listenAddr string, log *slog.Logger) {
-	h := echo.WrapHandler(shop.New(ctx, shop.Config{WaitroomURL: "http://" + listenAddr, Room: "demo", Logger: log}).Handler())
+// openShop starts the demo checkout at /shop. It reaches the waiting room the
+// way a real shop would, over HTTP at the address this server listens on,
+// and takes degraded-mode intents from Kafka at its own pace. Its stock is
+// one, shared by both paths.
+func openShop(ctx context.Context, srv *server.Server, cfg config, listenAddr string, brokers []string, log *slog.Logger) (*shop.Shop, error) {
+	sh, err := shop.Open(ctx, shop.Config{
+		WaitroomURL: "http://" + listenAddr, Room: "demo", Logger: log,
+		DataDir: cfg.DataDir, KafkaBrokers: brokers,
+		IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("shop: %w", err)
+	}
+	h := echo.WrapHandler(sh.Handler())
 	srv.Echo().GET("/shop", h)
 	srv.Echo().POST("/shop/complete", h)
+	return sh, nil
 }
