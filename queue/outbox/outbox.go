@@ -47,8 +47,8 @@ type Outbox struct {
 	results *ResultConsumer
 }
 
-// Open opens the outbox file and prepares the Kafka clients; nothing
-// connects to Kafka before Run.
+// Open opens the outbox file and prepares the Kafka clients. Accept works
+// from here on; nothing connects to Kafka before Run.
 func Open(cfg Config) (*Outbox, error) {
 	if cfg.Dir == "" {
 		return nil, errors.New("outbox: open: no data directory")
@@ -77,9 +77,7 @@ func Open(cfg Config) (*Outbox, error) {
 		OnApply: cfg.OnApply,
 	})
 	if err != nil {
-		_ = pub.Close()
-		_ = store.Close()
-		return nil, err
+		return nil, errors.Join(err, pub.Close(), store.Close())
 	}
 	relay := NewRelay(store, pub, RelayConfig{
 		Interval: cfg.RetryInterval,
@@ -135,8 +133,8 @@ func (o *Outbox) Run(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the Kafka clients and then the store, which first commits
+// Close closes the Kafka writer and then the store, which first commits
 // the writes it already took. Call it after Run returned.
 func (o *Outbox) Close() error {
-	return errors.Join(o.results.Close(), o.pub.Close(), o.store.Close())
+	return errors.Join(o.pub.Close(), o.store.Close())
 }

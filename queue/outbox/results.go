@@ -35,8 +35,8 @@ type ResultsConfig struct {
 // outbox's COMMIT, so a crash re-reads results, which Finish ignores.
 type ResultConsumer struct {
 	store Store
-	r     *kafka.Reader
 	cfg   ResultsConfig
+	rc    kafka.ReaderConfig
 }
 
 // maxResultBatch bounds the results applied in one outbox transaction.
@@ -45,7 +45,7 @@ const maxResultBatch = 512
 // fetchRetry is the pause after a failed fetch; kafka-go backs off too.
 const fetchRetry = 100 * time.Millisecond
 
-// NewResultConsumer returns a consumer; it joins the group when Run starts.
+// NewResultConsumer returns a consumer; it joins the group only in Run.
 func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) {
 	if len(cfg.Brokers) == 0 {
 		return nil, errors.New("outbox: result consumer: no brokers")
@@ -66,7 +66,7 @@ func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) 
 		cfg.Logger = slog.Default()
 	}
 	log := cfg.Logger
-	r := kafka.NewReader(kafka.ReaderConfig{
+	rc := kafka.ReaderConfig{
 		Brokers: cfg.Brokers,
 		GroupID: cfg.GroupID,
 		Topic:   cfg.Topic,
@@ -87,13 +87,24 @@ func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) 
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
 			log.Debug("outbox: results: kafka", "msg", fmt.Sprintf(msg, args...))
 		}),
-	})
-	return &ResultConsumer{store: store, r: r, cfg: cfg}, nil
+	}
+	// kafka.NewReader panics on a bad config: find out here instead.
+	if err := rc.Validate(); err != nil {
+		return nil, fmt.Errorf("outbox: result consumer: %w", err)
+	}
+	return &ResultConsumer{store: store, cfg: cfg, rc: rc}, nil
 }
 
-// Run applies results until ctx ends (nil), the store is closed (nil) or
-// the reader fails (its error).
+// Run joins the group and applies results until ctx ends or the store is
+// closed, and returns nil then; on its way out it leaves the group, which
+// can take up to SessionTimeout while a rebalance is under way.
 func (c *ResultConsumer) Run(ctx context.Context) error {
+	r := kafka.NewReader(c.rc)
+	defer func() {
+		if err := r.Close(); err != nil {
+			c.cfg.Logger.Warn("outbox: results: close reader", "err", err)
+		}
+	}()
 	ctx, cancel := context.WithCancel(ctx)
 	msgs := make(chan kafka.Message, maxResultBatch)
 	var fetchErr error
@@ -101,7 +112,7 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 	wg.Go(func() {
 		defer close(msgs)
 		for {
-			m, err := c.r.FetchMessage(ctx)
+			m, err := r.FetchMessage(ctx)
 			if err != nil {
 				if ctx.Err() != nil {
 					return
@@ -158,7 +169,7 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 				break gather
 			}
 		}
-		if err := c.apply(ctx, batch); err != nil {
+		if err := c.apply(ctx, r, batch); err != nil {
 			if errors.Is(err, ErrClosed) || ctx.Err() != nil {
 				return nil
 			}
@@ -170,16 +181,16 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 // apply writes a batch of results and then commits their offsets. The
 // write is retried until it succeeds: the reader will not hand the same
 // messages out again before a rebalance.
-func (c *ResultConsumer) apply(ctx context.Context, batch []kafka.Message) error {
+func (c *ResultConsumer) apply(ctx context.Context, r *kafka.Reader, batch []kafka.Message) error {
 	log := c.cfg.Logger
 	results := make([]ResultMessage, 0, len(batch))
 	for _, m := range batch {
-		var r ResultMessage
-		if err := json.Unmarshal(m.Value, &r); err != nil || r.IntentID == "" {
+		var res ResultMessage
+		if err := json.Unmarshal(m.Value, &res); err != nil || res.IntentID == "" {
 			log.Warn("outbox: results: skip malformed message", "partition", m.Partition, "offset", m.Offset, "err", err)
 			continue
 		}
-		results = append(results, r)
+		results = append(results, res)
 	}
 	wait := 100 * time.Millisecond
 	for {
@@ -202,16 +213,8 @@ func (c *ResultConsumer) apply(ctx context.Context, batch []kafka.Message) error
 		wait = min(2*wait, 5*time.Second)
 	}
 	// A failed commit only means these results may be read again.
-	if err := c.r.CommitMessages(ctx, batch...); err != nil && ctx.Err() == nil {
+	if err := r.CommitMessages(ctx, batch...); err != nil && ctx.Err() == nil {
 		log.Warn("outbox: results: commit offsets", "messages", len(batch), "err", err)
-	}
-	return nil
-}
-
-// Close leaves the group and closes the reader. Call it after Run returned.
-func (c *ResultConsumer) Close() error {
-	if err := c.r.Close(); err != nil {
-		return fmt.Errorf("outbox: close result consumer: %w", err)
 	}
 	return nil
 }

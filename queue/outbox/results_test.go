@@ -37,9 +37,6 @@ func startResults(t *testing.T, s outbox.Store, br *kafkatest.Broker) (ch chan a
 		if err := <-done; err != nil {
 			t.Errorf("result consumer: %v", err)
 		}
-		if err := c.Close(); err != nil {
-			t.Errorf("close result consumer: %v", err)
-		}
 	}
 	t.Cleanup(stop)
 	return ch, stop
