@@ -105,9 +105,9 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 			c.cfg.Logger.Warn("outbox: results: close reader", "err", err)
 		}
 	}()
+	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	msgs := make(chan kafka.Message, maxResultBatch)
-	var fetchErr error
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		defer close(msgs)
@@ -121,7 +121,6 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 				// going away, say) and then goes on: only EOF, a closed
 				// reader, ends the stream.
 				if errors.Is(err, io.EOF) {
-					fetchErr = err
 					return
 				}
 				c.cfg.Logger.Warn("outbox: results: fetch", "err", err)
@@ -148,12 +147,10 @@ func (c *ResultConsumer) Run(ctx context.Context) error {
 	for {
 		m, ok := <-msgs
 		if !ok {
-			cancel()
-			wg.Wait()
-			if ctx.Err() != nil || fetchErr == nil {
+			if parent.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("outbox: results: fetch: %w", fetchErr)
+			return errors.New("outbox: results: reader closed")
 		}
 		// Take what else is already here: one transaction for all of them.
 		batch = append(batch[:0], m)
