@@ -29,6 +29,7 @@ type Line struct {
 	log    *slog.Logger
 	jitter func(max time.Duration) time.Duration
 	newID  func() string
+	open   func(room string) bool
 
 	mu    sync.Mutex
 	cache map[string]cachedRoom
@@ -47,12 +48,15 @@ type LineOptions struct {
 	Jitter func(max time.Duration) time.Duration
 	// NewID returns an unguessable id; tests may make it predictable.
 	NewID func() string
+	// LineOpen reports whether an adaptive room's line is open now; nil
+	// keeps adaptive rooms' lines always open.
+	LineOpen func(room string) bool
 }
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
-		cache: make(map[string]cachedRoom)}
+		open: o.LineOpen, cache: make(map[string]cachedRoom)}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
 	}
@@ -174,7 +178,13 @@ func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settin
 	if s.Closed(now) {
 		return Ticket{Room: room, State: StateClosed}, s, nil
 	}
-	t, err := l.store.Enter(ctx, room, &s, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond))
+	eff := s
+	if s.Activation == ActivationAdaptive && l.open != nil && !l.open(room) {
+		// The line is closed while checkout is cool: admit at once, with
+		// capacity still counted and a token still issued, as with "off".
+		eff.Activation = ActivationOff
+	}
+	t, err := l.store.Enter(ctx, room, &eff, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond))
 	return t, s, err
 }
 

@@ -452,3 +452,32 @@ func TestSettingsChangesApplyWithinOneTick(t *testing.T) {
 		t.Fatalf("after the change admitted %d, want 9", len(r.Admitted))
 	}
 }
+
+func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
+	f := newFixture(t, "", nil)
+	open := false
+	f.line = queue.NewLine(f.store, f.keys, queue.LineOptions{Clock: f.clock, LineOpen: func(string) bool { return open }})
+	f.room(t, "sale", func(s *queue.Settings) {
+		s.BatchSize = 2
+		s.Activation = queue.ActivationAdaptive
+		s.Adaptive = &queue.Adaptive{Signal: queue.SignalGateInflight, OpenAt: 0.7, CloseAt: 0.5}
+	})
+	for i := 0; i < 5; i++ {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:closed%d", i)); tk.State != queue.StateAdmitted || tk.ExpiresAt.IsZero() {
+			t.Fatalf("closed line: entry %d %s", i, tk.State)
+		}
+	}
+	open = true
+	f.clock.Advance(200 * time.Millisecond)
+	var states []string
+	for i := 0; i < 4; i++ {
+		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:open%d", i)).State)
+	}
+	if fmt.Sprint(states) != "[admitted admitted waiting waiting]" {
+		t.Fatalf("open line: %v, want the pace to hold", states)
+	}
+	st, _ := f.store.Stats(context.Background(), "sale", f.clock.Now())
+	if st.Active != 7 {
+		t.Fatalf("active %d: entries while closed must still count against capacity", st.Active)
+	}
+}

@@ -12,7 +12,29 @@ import (
 const (
 	ActivationAlways = "always" // the line is always on
 	ActivationOff    = "off"    // no line: every entry is admitted at once
+	// ActivationAdaptive opens the line when a load signal passes OpenAt and
+	// closes it after WindowsToClose windows below CloseAt.
+	ActivationAdaptive = "adaptive"
 )
+
+// Signals an adaptive room can read.
+const (
+	SignalPrometheus   = "prometheus"    // a PromQL instant query, e.g. checkout CPU
+	SignalGateInflight = "gate_inflight" // the gate's in-flight upstream requests ÷ capacity
+	SignalGateLatency  = "gate_latency"  // the gate's upstream p95 latency ÷ LatencyTargetMS
+)
+
+// Adaptive are the thresholds and signal of activation "adaptive".
+type Adaptive struct {
+	Signal          string  `json:"signal"`
+	PrometheusURL   string  `json:"prometheus_url,omitempty"`
+	Query           string  `json:"query,omitempty"`
+	LatencyTargetMS int64   `json:"latency_target_ms,omitempty"`
+	OpenAt          float64 `json:"open_at"`
+	CloseAt         float64 `json:"close_at"`
+	WindowS         int64   `json:"window_s"`
+	WindowsToClose  int64   `json:"windows_to_close"`
+}
 
 // Tier says how often a waiter at or below MaxPosition hears of its place.
 // A nil MaxPosition is the last tier: everyone beyond the tiers before.
@@ -33,6 +55,7 @@ type Settings struct {
 	Tiers           []Tier     `json:"tiers"`
 	TargetURL       string     `json:"target_url"`
 	Activation      string     `json:"activation"`
+	Adaptive        *Adaptive  `json:"adaptive,omitempty"`
 	Paused          bool       `json:"paused"`
 	EndsAt          *time.Time `json:"ends_at,omitempty"`
 	Title           string     `json:"title"`
@@ -119,8 +142,8 @@ func (s *Settings) Validate() error {
 		return bad("session_ttl_s", "must be between 1 and 86400")
 	case s.AbandonAfterS < 1 || s.AbandonAfterS > 86_400:
 		return bad("abandon_after_s", "must be between 1 and 86400")
-	case s.Activation != ActivationAlways && s.Activation != ActivationOff:
-		return bad("activation", "must be %q or %q", ActivationAlways, ActivationOff)
+	case s.Activation != ActivationAlways && s.Activation != ActivationOff && s.Activation != ActivationAdaptive:
+		return bad("activation", "must be %q, %q or %q", ActivationAlways, ActivationOff, ActivationAdaptive)
 	case len(s.Title) > 200:
 		return bad("title", "must be at most 200 characters")
 	case len(s.Message) > 2000:
@@ -142,6 +165,9 @@ func (s *Settings) Validate() error {
 		if err := validateTargetURL(s.LogoURL); err != nil {
 			return bad("logo_url", "%v", err)
 		}
+	}
+	if err := s.validateAdaptive(); err != nil {
+		return err
 	}
 	if len(s.Tiers) == 0 {
 		s.Tiers = DefaultTiers()
@@ -219,6 +245,42 @@ func DecodeStrict(data []byte, v any) error {
 	}
 	if dec.More() {
 		return &FieldError{Field: "body", Message: "must hold one JSON object"}
+	}
+	return nil
+}
+
+func (s *Settings) validateAdaptive() error {
+	if s.Activation != ActivationAdaptive {
+		return nil
+	}
+	a := s.Adaptive
+	if a == nil {
+		return &FieldError{Field: "adaptive", Message: "is required with activation \"adaptive\""}
+	}
+	bad := func(field, msg string) error { return &FieldError{Field: "adaptive." + field, Message: msg} }
+	if a.WindowS == 0 {
+		a.WindowS = 60
+	}
+	if a.WindowsToClose == 0 {
+		a.WindowsToClose = 3
+	}
+	switch {
+	case a.Signal != SignalPrometheus && a.Signal != SignalGateInflight && a.Signal != SignalGateLatency:
+		return bad("signal", "must be prometheus, gate_inflight or gate_latency")
+	case a.Signal == SignalPrometheus && validateTargetURL(a.PrometheusURL) != nil:
+		return bad("prometheus_url", "must be the Prometheus HTTP API base URL")
+	case a.Signal == SignalPrometheus && a.Query == "":
+		return bad("query", "is required with signal prometheus")
+	case a.Signal == SignalGateLatency && a.LatencyTargetMS <= 0:
+		return bad("latency_target_ms", "must be positive with signal gate_latency")
+	case a.OpenAt <= 0:
+		return bad("open_at", "must be positive")
+	case a.CloseAt < 0 || a.CloseAt >= a.OpenAt:
+		return bad("close_at", "must be at least 0 and below open_at")
+	case a.WindowS < 1 || a.WindowS > 3600:
+		return bad("window_s", "must be between 1 and 3600")
+	case a.WindowsToClose < 1 || a.WindowsToClose > 100:
+		return bad("windows_to_close", "must be between 1 and 100")
 	}
 	return nil
 }

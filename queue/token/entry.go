@@ -43,8 +43,8 @@ func (w *entryWire) GetNotBefore() (*jwt.NumericDate, error) {
 	}
 	return &w.NotBefore.NumericDate, nil
 }
-func (w *entryWire) GetIssuer() (string, error)                   { return w.Issuer, nil }
-func (w *entryWire) GetSubject() (string, error)                  { return w.Subject, nil }
+func (w *entryWire) GetIssuer() (string, error)  { return w.Issuer, nil }
+func (w *entryWire) GetSubject() (string, error) { return w.Subject, nil }
 func (w *entryWire) GetAudience() (jwt.ClaimStrings, error) {
 	return jwt.ClaimStrings{w.Audience}, nil
 }
