@@ -1,0 +1,384 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/shop"
+)
+
+// The browser tests drive headless Chromium (Debian's chromium package)
+// through playwright-core from package.json, with scripts in web/e2e.
+
+const (
+	browserChromium   = "/usr/bin/chromium"
+	browserAdminToken = "browser-admin-token-0123456789"
+	browserRoom       = "demo"
+	// browserScenarioTimeout bounds one script, browser start included; the
+	// script's own budget (TIMEOUT_MS) is shorter so it fails first, saying why.
+	browserScenarioTimeout = 60 * time.Second
+	browserScriptBudget    = 45 * time.Second
+)
+
+// browserKit is what running a script needs: the repository root (where
+// node_modules and web/e2e are) and node.
+type browserKit struct {
+	root, node, outDir string
+}
+
+// needBrowser finds chromium, node and playwright-core, or skips the test,
+// unless WAITROOM_REQUIRE_BROWSER=1 (CI) where a missing piece fails it.
+func needBrowser(t *testing.T) browserKit {
+	t.Helper()
+	root, err := filepath.Abs("..") // go test runs in server/
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	if _, err := os.Stat(browserChromium); err != nil {
+		missing = append(missing, browserChromium+" (apt-get install chromium)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = append(missing, "node on PATH")
+	}
+	if _, err := os.Stat(filepath.Join(root, "node_modules", "playwright-core", "package.json")); err != nil {
+		missing = append(missing, "node_modules/playwright-core (npm ci)")
+	}
+	if len(missing) > 0 {
+		msg := "browser tests need " + strings.Join(missing, ", ")
+		if os.Getenv("WAITROOM_REQUIRE_BROWSER") == "1" {
+			t.Fatal(msg + "; WAITROOM_REQUIRE_BROWSER=1 makes that a failure")
+		}
+		t.Skip(msg + "; set WAITROOM_REQUIRE_BROWSER=1 to fail instead of skipping")
+	}
+	return browserKit{root: root, node: node, outDir: filepath.Join(root, "test-output", "browser")}
+}
+
+// browserBlock says which push endpoints the fake proxy in front of the
+// server refuses, as proxies that break WebSocket or streaming do.
+type browserBlock struct{ ws, sse bool }
+
+// browserSite is one real server on loopback: the line on the shared Redis,
+// the real admission loop and push hub, the demo shop at /shop.
+type browserSite struct {
+	t    *testing.T
+	url  string
+	line *queue.Line
+	// refused counts requests the fake proxy turned away, by "ws" and "sse".
+	refusedWS, refusedSSE atomic.Int64
+}
+
+// browserJitter pins the jitter to two thirds of jitter_ms, so every run
+// shows a countdown of the same length.
+func browserJitter(max time.Duration) time.Duration { return max * 2 / 3 }
+
+func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
+	t.Helper()
+	logger := slog.New(slog.NewTextHandler(newBrowserLogWriter(t), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rdb := redistest.Shared(t).Client(t)
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(nil) // listens on 127.0.0.1
+	base := "http://" + ts.Listener.Addr().String()
+	keys.Issuer = base
+	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
+		queue.LineOptions{Logger: logger, Jitter: browserJitter})
+	srv := server.New(line, server.Config{AdminToken: browserAdminToken, Logger: logger})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	sh, err := shop.Open(ctx, shop.Config{WaitroomURL: base, Room: browserRoom, Logger: logger}) // stock in memory
+	if err != nil {
+		cancel()
+		ts.Close()
+		t.Fatalf("shop: %v", err)
+	}
+	h := echo.WrapHandler(sh.Handler())
+	srv.Echo().GET("/shop", h)
+	srv.Echo().POST("/shop/complete", h)
+
+	site := &browserSite{t: t, url: base, line: line}
+	ts.Config.Handler = site.proxy(srv, block)
+	ts.Start()
+
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		if err := queue.NewAdmitter(line).Run(ctx); err != nil {
+			t.Errorf("admitter: %v", err)
+		}
+	}()
+	go func() {
+		defer wg.Done()
+		if err := srv.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
+			t.Errorf("push hub: %v", err)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		srv.Close() // push connections first: an open event stream would hold ts.Close
+		wg.Wait()
+		ts.Close()
+		if err := sh.Close(); err != nil {
+			t.Errorf("shop: close: %v", err)
+		}
+	})
+	return site
+}
+
+// proxy refuses the push endpoints block names with 403, like a proxy that
+// does not pass WebSocket upgrades or event streams.
+func (s *browserSite) proxy(next http.Handler, block browserBlock) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case block.ws && strings.HasPrefix(p, "/api/") && strings.HasSuffix(p, "/ws"):
+			s.refusedWS.Add(1)
+			http.Error(w, "WebSocket blocked by the test proxy", http.StatusForbidden)
+		case block.sse && strings.HasPrefix(p, "/api/") && strings.HasSuffix(p, "/events"):
+			s.refusedSSE.Add(1)
+			http.Error(w, "event streams blocked by the test proxy", http.StatusForbidden)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// browserRoomSettings: a quick but real room. It starts paused, so the page
+// settles on its transport before anyone moves; one admission every 500 ms,
+// position pushes every 250 ms, and a 3 s jitter of which browserJitter
+// takes 2 s.
+func browserRoomSettings() queue.Settings {
+	s := queue.DefaultSettings()
+	s.Paused = true
+	s.BatchSize = 1
+	s.BatchIntervalMS = 500
+	s.JitterMS = 3000
+	s.AbandonAfterS = 300 // the waiters ahead have no page to keep them alive
+	s.Tiers = []queue.Tier{{MaxPosition: nil, IntervalMS: 250}}
+	s.TargetURL = "/shop"
+	return s
+}
+
+func (s *browserSite) putRoom(settings queue.Settings) {
+	s.t.Helper()
+	if err := s.line.PutRoom(context.Background(), browserRoom, settings); err != nil {
+		s.t.Fatalf("put room: %v", err)
+	}
+}
+
+// enterOthers puts n waiters in line through the API, each a new visitor.
+func (s *browserSite) enterOthers(n int) {
+	s.t.Helper()
+	for i := range n {
+		res, err := http.Post(s.url+"/api/rooms/"+browserRoom+"/enter", "application/json", nil)
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		var tk struct {
+			State    string `json:"state"`
+			Position int64  `json:"position"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&tk)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusOK || tk.State != "waiting" || tk.Position != int64(i+1) {
+			s.t.Fatalf("enter waiter %d: %d %+v %v", i+1, res.StatusCode, tk, err)
+		}
+	}
+}
+
+// stats reads the room's counters through the admin API.
+func (s *browserSite) stats() map[string]float64 {
+	s.t.Helper()
+	req, _ := http.NewRequest("GET", s.url+"/admin/api/rooms/"+browserRoom+"/stats", nil)
+	req.Header.Set("Authorization", "Bearer "+browserAdminToken)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := map[string]float64{}
+	var raw map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&raw); err != nil || res.StatusCode != http.StatusOK {
+		s.t.Fatalf("stats: %d %v", res.StatusCode, err)
+	}
+	for k, v := range raw {
+		if f, ok := v.(float64); ok {
+			out[k] = f
+		}
+	}
+	return out
+}
+
+// browserScript is one running web/e2e script.
+type browserScript struct {
+	t      *testing.T
+	name   string
+	ready  chan json.RawMessage // READY lines, in order
+	exited chan struct{}        // closed once the process is gone and its output read
+	err    error                // the exit, once exited is closed
+	mu     sync.Mutex
+	res    json.RawMessage // the RESULT line
+}
+
+// startScript runs node web/e2e/<name>.mjs against site with env added,
+// logging its output through t.Log. The process gets SIGTERM when ctx ends
+// or the test does (playwright then closes the browser) and is killed 10 s
+// later; the test does not end before it has.
+func (k browserKit) startScript(ctx context.Context, t *testing.T, name string, site *browserSite, env ...string) *browserScript {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	sc := &browserScript{t: t, name: name, ready: make(chan json.RawMessage, 8), exited: make(chan struct{})}
+	cmd := exec.CommandContext(ctx, k.node, filepath.Join(k.root, "web", "e2e", name+".mjs"))
+	cmd.Dir = k.root
+	cmd.Env = append(os.Environ(),
+		"BASE_URL="+site.url,
+		"ROOM="+browserRoom,
+		"OUT_DIR="+k.outDir,
+		"SCENARIO="+strings.ReplaceAll(t.Name(), "/", "-"),
+		"CHROMIUM="+browserChromium,
+		fmt.Sprintf("TIMEOUT_MS=%d", browserScriptBudget.Milliseconds()),
+	)
+	cmd.Env = append(cmd.Env, env...)
+	cmd.Stdout = &lineWriter{line: sc.stdoutLine}
+	cmd.Stderr = &lineWriter{line: func(l string) { t.Log(name + "! " + l) }}
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	go func() {
+		sc.err = cmd.Wait()
+		close(sc.exited)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-sc.exited
+	})
+	return sc
+}
+
+func (sc *browserScript) stdoutLine(l string) {
+	switch {
+	case strings.HasPrefix(l, "READY "):
+		sc.t.Log(sc.name + ": " + l)
+		sc.ready <- json.RawMessage(strings.TrimPrefix(l, "READY "))
+	case strings.HasPrefix(l, "RESULT "):
+		sc.t.Logf("%s: RESULT (%d bytes)", sc.name, len(l))
+		sc.mu.Lock()
+		sc.res = json.RawMessage(strings.TrimPrefix(l, "RESULT "))
+		sc.mu.Unlock()
+	default:
+		sc.t.Log(sc.name + ": " + l)
+	}
+}
+
+// awaitReady waits for the script's next READY line into v; a script that
+// ends first, or the deadline, fails the test.
+func (sc *browserScript) awaitReady(ctx context.Context, v any) {
+	sc.t.Helper()
+	select {
+	case raw := <-sc.ready:
+		if err := json.Unmarshal(raw, v); err != nil {
+			sc.t.Fatalf("%s: READY %s: %v", sc.name, raw, err)
+		}
+	case <-sc.exited:
+		sc.t.Fatalf("%s ended before READY: %v", sc.name, sc.err)
+	case <-ctx.Done():
+		sc.t.Fatalf("%s: no READY: %v", sc.name, ctx.Err())
+	}
+}
+
+// wait waits for the script to end well and decodes its RESULT into v.
+func (sc *browserScript) wait(v any) {
+	sc.t.Helper()
+	<-sc.exited
+	if sc.err != nil {
+		sc.t.Fatalf("%s failed: %v (see its FAIL line above)", sc.name, sc.err)
+	}
+	sc.mu.Lock()
+	raw := sc.res
+	sc.mu.Unlock()
+	if raw == nil {
+		sc.t.Fatalf("%s printed no RESULT line", sc.name)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		sc.t.Fatalf("%s: RESULT %s: %v", sc.name, raw, err)
+	}
+}
+
+// lineWriter hands each complete line written to it to line; exec copies
+// the child's output through it, and Wait returns once it is all copied.
+type lineWriter struct {
+	buf  bytes.Buffer
+	line func(string)
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	for {
+		i := bytes.IndexByte(w.buf.Bytes(), '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		l := strings.TrimRight(string(w.buf.Next(i+1)), "\r\n")
+		if l != "" {
+			w.line(l)
+		}
+	}
+}
+
+// browserLogWriter sends the server's warnings to the test log, and drops
+// them once the test is over (a background JWKS refresh may still log).
+type browserLogWriter struct {
+	t      *testing.T
+	mu     sync.Mutex
+	closed bool
+}
+
+func newBrowserLogWriter(t *testing.T) *browserLogWriter {
+	w := &browserLogWriter{t: t}
+	t.Cleanup(func() { // registered first, so it runs last
+		w.mu.Lock()
+		w.closed = true
+		w.mu.Unlock()
+	})
+	return w
+}
+
+func (w *browserLogWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.closed {
+		w.t.Log("server: " + strings.TrimSpace(string(p)))
+	}
+	return len(p), nil
+}
+
+var _ io.Writer = (*browserLogWriter)(nil)
