@@ -14,7 +14,7 @@ type ticketJSON struct {
 	State        string  `json:"state"`
 	Position     int64   `json:"position"`
 	Waiting      int64   `json:"waiting"`
-	ETAS         int64   `json:"eta_s"`
+	ETAS         *int64  `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
 	NextUpdateMS int64   `json:"next_update_ms"`
 	Token        *string `json:"token"`
 	OrderableAt  *string `json:"orderable_at"`
@@ -35,7 +35,10 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 	}
 	switch t.State {
 	case queue.StateWaiting:
-		v.ETAS = int64(queue.ETA(t, s).Round(time.Second) / time.Second)
+		if !s.Paused {
+			eta := int64(queue.ETA(t, s).Round(time.Second) / time.Second)
+			v.ETAS = &eta
+		}
 		v.NextUpdateMS = s.TierInterval(t.Position).Milliseconds()
 	case queue.StateAdmitted:
 		tok, err := sig.Token(t)

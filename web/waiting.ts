@@ -40,8 +40,12 @@ function main(): void {
   const strings = readStrings();
   const page = new Page(root, strings, lang);
   // Countdowns run on the server's clock: the page says what time it was there.
+  // Compare it with when the response arrived, not when this script runs:
+  // time spent loading the page is not clock skew.
   const serverNow = Date.parse(d.serverNow ?? "");
-  const skewMs = Number.isFinite(serverNow) ? serverNow - Date.now() : 0;
+  const nav = performance.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined;
+  const arrived = nav && nav.responseStart > 0 ? performance.timeOrigin + nav.responseStart : Date.now();
+  const skewMs = Number.isFinite(serverNow) ? serverNow - arrived : 0;
 
   const entryKey = `waitroom:entry:${room}:${ticketID}`;
   const store = storage();
