@@ -104,12 +104,23 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 var (
-	roomIDPattern     = regexp.MustCompile(`^[a-z0-9-]{1,64}$`)
 	themeColorPattern = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
 )
 
-// ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}.
-func ValidRoomID(id string) bool { return roomIDPattern.MatchString(id) }
+// ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}. It runs on
+// every request, so it is a loop rather than a regexp.
+func ValidRoomID(id string) bool {
+	if len(id) == 0 || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // ParseSettings decodes JSON over the defaults and validates the result.
 // Unknown fields are refused so that a typo does not pass silently.

@@ -84,3 +84,16 @@ func FuzzParseSettings(f *testing.F) {
 		}
 	})
 }
+
+func TestValidRoomID(t *testing.T) {
+	for id, want := range map[string]bool{
+		"demo": true, "a": true, "drop-2026-11": true, "x" + string(make([]byte, 0)): true,
+		"": false, "Demo": false, "a_b": false, "a/b": false, "한국": false,
+		"0123456789012345678901234567890123456789012345678901234567890123":  true,
+		"01234567890123456789012345678901234567890123456789012345678901234": false,
+	} {
+		if got := ValidRoomID(id); got != want {
+			t.Errorf("ValidRoomID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}

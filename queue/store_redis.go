@@ -347,7 +347,9 @@ func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) 
 		Room: room, ID: id, Identity: rec.Identity, State: rec.State, Reason: rec.Reason,
 		Seq: int64(rec.Seq), EntryPosition: int64(rec.EntryPos), Waiting: toInt(waiting), EnteredAt: time.UnixMilli(int64(rec.Entered)),
 	}
-	t.Rate, _ = strconv.ParseFloat(fmt.Sprint(rate), 64)
+	if r, ok := rate.(string); ok {
+		t.Rate, _ = strconv.ParseFloat(r, 64)
+	}
 	if r := toInt(rank); t.State == StateWaiting && r >= 0 {
 		t.Position = r + 1
 	}

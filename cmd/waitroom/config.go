@@ -157,8 +157,15 @@ func redisOptions(raw string) (*redis.UniversalOptions, error) {
 		}
 		addrs = append(addrs, h)
 	}
-	return &redis.UniversalOptions{
+	o := &redis.UniversalOptions{
 		Addrs: addrs, MasterName: master, DB: one.DB,
 		Username: one.Username, Password: one.Password, TLSConfig: one.TLSConfig,
-	}, nil
+		PoolSize: one.PoolSize,
+	}
+	if !u.Query().Has("pool_size") {
+		// One connection per concurrent request: go-redis's default (10 per
+		// CPU) makes a flash crowd queue for connections.
+		o.PoolSize = 256
+	}
+	return o, nil
 }
