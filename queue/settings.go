@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -67,6 +68,9 @@ type Settings struct {
 	// asks for, so the intent names it (e.g. the sale's one product).
 	ProductID   string `json:"product_id,omitempty"`
 	ProductName string `json:"product_name,omitempty"`
+	// AllowedEmbedders are the origins (scheme://host[:port], as a browser
+	// writes them) whose pages may frame the room's embed.
+	AllowedEmbedders []string `json:"allowed_embedders,omitempty"`
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -180,6 +184,14 @@ func (s *Settings) Validate() error {
 	if err := s.validateAdaptive(); err != nil {
 		return err
 	}
+	if len(s.AllowedEmbedders) > 20 {
+		return bad("allowed_embedders", "must list at most 20 origins")
+	}
+	for i, o := range s.AllowedEmbedders {
+		if err := validateOrigin(o); err != nil {
+			return bad(fmt.Sprintf("allowed_embedders[%d]", i), "%v", err)
+		}
+	}
 	if len(s.Tiers) == 0 {
 		s.Tiers = DefaultTiers()
 	}
@@ -224,6 +236,30 @@ func validateTargetURL(raw string) error {
 		return nil
 	}
 	return fmt.Errorf("must be an absolute http(s) URL or a path starting with /")
+}
+
+// validateOrigin accepts an origin exactly as a browser serializes it
+// (lowercase, no default port, no path), because it is compared with
+// MessageEvent.origin and put into Content-Security-Policy as it is.
+func validateOrigin(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("must be an origin: http(s)://host[:port]")
+	}
+	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.ContainsAny(raw, "?#*") {
+		return fmt.Errorf("must be an origin, without path, query or wildcard: http(s)://host[:port]")
+	}
+	canon := u.Scheme + "://" + strings.ToLower(u.Hostname())
+	if strings.Contains(u.Hostname(), ":") {
+		canon = u.Scheme + "://[" + strings.ToLower(u.Hostname()) + "]"
+	}
+	if p := u.Port(); p != "" && !(u.Scheme == "http" && p == "80" || u.Scheme == "https" && p == "443") {
+		canon += ":" + p
+	}
+	if canon != raw {
+		return fmt.Errorf("must be written as the browser writes the origin: %s", canon)
+	}
+	return nil
 }
 
 // TierInterval is how often a waiter at position hears of it.
