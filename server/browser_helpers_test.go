@@ -21,8 +21,10 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -84,9 +86,11 @@ type browserBlock struct{ ws, sse bool }
 // browserSite is one real server on loopback: the line on the shared Redis,
 // the real admission loop and push hub, the demo shop at /shop.
 type browserSite struct {
-	t    *testing.T
-	url  string
-	line *queue.Line
+	t     *testing.T
+	url   string
+	line  *queue.Line
+	avail *queue.Availability // forced on and off by the degraded scenario
+	ob    *outbox.Outbox
 	// refused counts requests the fake proxy turned away, by "ws" and "sse".
 	refusedWS, refusedSSE atomic.Int64
 }
@@ -97,8 +101,24 @@ func browserJitter(max time.Duration) time.Duration { return max * 2 / 3 }
 
 func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 	t.Helper()
+	return startBrowserSiteOn(t, block, redistest.Shared(t).Client(t), nil)
+}
+
+// startBrowserSiteOwnRedis runs the site on a redis-server of its own, with
+// the availability probe running, so the test can kill Redis.
+func startBrowserSiteOwnRedis(t *testing.T) (*browserSite, *redistest.Server) {
+	t.Helper()
+	rs := redistest.Start(t)
+	rdb := redis.NewClient(queue.FailFast(&redis.Options{Addr: rs.Addr()}))
+	t.Cleanup(func() { _ = rdb.Close() })
+	return startBrowserSiteOn(t, browserBlock{}, rdb, rdb), rs
+}
+
+// startBrowserSiteOn starts the site on rdb; with probed set, the
+// availability flag hears every call on it and probes it every 500 ms.
+func startBrowserSiteOn(t *testing.T, block browserBlock, rdb *redis.Client, probed *redis.Client) *browserSite {
+	t.Helper()
 	logger := slog.New(slog.NewTextHandler(newBrowserLogWriter(t), &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rdb := redistest.Shared(t).Client(t)
 	keys, err := token.Generate()
 	if err != nil {
 		t.Fatal(err)
@@ -106,9 +126,22 @@ func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 	ts := httptest.NewUnstartedServer(nil) // listens on 127.0.0.1
 	base := "http://" + ts.Listener.Addr().String()
 	keys.Issuer = base
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
-		queue.LineOptions{Logger: logger, Jitter: browserJitter})
-	srv := server.New(line, server.Config{AdminToken: browserAdminToken, Logger: logger})
+	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	line := queue.NewLine(store, keys, queue.LineOptions{Logger: logger, Jitter: browserJitter})
+	avail := queue.NewAvailability(nil, logger)
+	if probed != nil {
+		probed.AddHook(avail.Hook())
+	}
+	broker, err := outbox.StartEmbedded(outbox.EmbeddedConfig{Topics: []string{outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := outbox.Open(outbox.Config{Dir: t.TempDir(), Brokers: broker.Addrs(), Logger: logger})
+	if err != nil {
+		broker.Close()
+		t.Fatal(err)
+	}
+	srv := server.New(line, server.Config{AdminToken: browserAdminToken, Logger: logger, Avail: avail, Intents: ob})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	sh, err := shop.Open(ctx, shop.Config{WaitroomURL: base, Room: browserRoom, Logger: logger}) // stock in memory
@@ -121,12 +154,22 @@ func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 	srv.Echo().GET("/shop", h)
 	srv.Echo().POST("/shop/complete", h)
 
-	site := &browserSite{t: t, url: base, line: line}
+	site := &browserSite{t: t, url: base, line: line, avail: avail, ob: ob}
 	ts.Config.Handler = site.proxy(srv, block)
 	ts.Start()
 
 	var wg sync.WaitGroup
-	wg.Add(2)
+	if probed != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); _ = avail.Run(ctx, store.Probe) }()
+	}
+	wg.Add(3)
+	go func() {
+		defer wg.Done()
+		if err := ob.Run(ctx); err != nil {
+			t.Errorf("outbox: %v", err)
+		}
+	}()
 	go func() {
 		defer wg.Done()
 		if err := queue.NewAdmitter(line).Run(ctx); err != nil {
@@ -147,6 +190,8 @@ func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 		if err := sh.Close(); err != nil {
 			t.Errorf("shop: close: %v", err)
 		}
+		_ = ob.Close()
+		broker.Close()
 	})
 	return site
 }

@@ -36,6 +36,9 @@ func TestBrowser(t *testing.T) {
 	t.Run("ReloadKeepsThePlace", func(t *testing.T) {
 		browserReloadScenario(t, kit)
 	})
+	t.Run("OpenPageSwitchesToAcceptPageWhenDegraded", func(t *testing.T) {
+		browserDegradeScenario(t, kit)
+	})
 	t.Run("WaitingPageScreenshots", func(t *testing.T) {
 		browserScreenshotScenario(t, kit)
 	})
@@ -321,5 +324,42 @@ func checkBrowserPNG(t *testing.T, file string, width int) {
 	cfg, err := png.DecodeConfig(f)
 	if err != nil || cfg.Width != width || cfg.Height < 400 {
 		t.Errorf("%s: %dx%d %v: want a PNG %d px wide", file, cfg.Width, cfg.Height, err, width)
+	}
+}
+
+// browserDegradeScenario: redis-server is SIGKILLed while a waiter's page is
+// open; the page moves to the accept page by itself, and the order request
+// submitted there is written to the outbox and shown with its progress.
+func browserDegradeScenario(t *testing.T, kit browserKit) {
+	site, rs := startBrowserSiteOwnRedis(t)
+	settings := browserRoomSettings() // paused: the page waits, live over WebSocket
+	settings.ProductID, settings.ProductName = "sneaker-drop", "Limited sneaker drop"
+	site.putRoom(settings)
+	site.enterOthers(2)
+
+	ctx, cancel := context.WithTimeout(context.Background(), browserScenarioTimeout)
+	defer cancel()
+	sc := kit.startScript(ctx, t, "degrade", site)
+	var rd struct{ Ticket string }
+	sc.awaitReady(ctx, &rd)
+	rs.Kill()
+	var v struct {
+		AcceptURL, FinalURL, Product, Status, IntentID string
+		PageErrors                                     []string
+	}
+	sc.wait(&v)
+	t.Logf("moved to %s; intent %s is %s", v.AcceptURL, v.IntentID, v.Status)
+	if !strings.HasPrefix(v.AcceptURL, site.url+"/rooms/"+browserRoom+"/accept") {
+		t.Errorf("the open page went to %q, want the accept page", v.AcceptURL)
+	}
+	if v.Product != settings.ProductName || len(v.PageErrors) > 0 {
+		t.Errorf("product %q, page errors %q", v.Product, v.PageErrors)
+	}
+	in, err := site.ob.Get(context.Background(), v.IntentID)
+	if err != nil || in.Room != browserRoom || !strings.Contains(string(in.Payload), `"quantity":2`) {
+		t.Fatalf("intent in the outbox: %+v %v", in, err)
+	}
+	if v.Status != string(in.Status) && v.Status != "accepted" {
+		t.Errorf("page showed %q, outbox has %q", v.Status, in.Status)
 	}
 }
