@@ -1,0 +1,110 @@
+package dashboard
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/templates"
+)
+
+const ctxSession = "dashboard.session"
+
+// requireSession lets signed-in requests through. Others are sent to sign
+// in (pages) or answered 401 (the script's requests, streams, posts).
+func (d *Dashboard) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if ck, err := c.Cookie(sessionCookie); err == nil {
+			if sess, ok := d.sessions.parse(ck.Value); ok {
+				c.Set(ctxSession, sess)
+				c.Response().Header().Set("Cache-Control", "no-store")
+				return next(c)
+			}
+		}
+		r := c.Request()
+		if r.Method == http.MethodGet && !wantsJSON(c) && !strings.Contains(r.URL.Path, "/live") {
+			return c.Redirect(http.StatusSeeOther, "/admin/login?next="+url.QueryEscape(r.URL.RequestURI()))
+		}
+		return c.JSON(http.StatusUnauthorized, map[string]apiError{"error": {Code: "unauthorized", Message: "sign in to the dashboard first"}})
+	}
+}
+
+// requireCSRF refuses a state-changing request without the session's token,
+// as the form field csrf_token or the X-CSRF-Token header.
+func (d *Dashboard) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		sess, _ := c.Get(ctxSession).(session)
+		got := c.Request().Header.Get("X-CSRF-Token")
+		if got == "" {
+			got = c.FormValue("csrf_token")
+		}
+		if !checkCSRF(sess, got) {
+			return d.fail(c, http.StatusForbidden, apiError{Code: "csrf", Message: "missing or wrong CSRF token"},
+				templates.T(d.lang(c), "admin.error.csrf"))
+		}
+		return next(c)
+	}
+}
+
+// handleLoginPage: GET /admin/login. The form carries a token that must
+// match its cookie, so another site cannot sign a browser in.
+func (d *Dashboard) handleLoginPage(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		if _, ok := d.sessions.parse(ck.Value); ok {
+			return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
+		}
+	}
+	return d.loginPage(c, http.StatusOK, "")
+}
+
+func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
+	tok := randomToken()
+	c.SetCookie(d.cookie(loginCookie, tok, 3600))
+	next := c.QueryParam("next")
+	if next == "" {
+		next = c.FormValue("next")
+	}
+	return render(c, status, templates.AdminLoginPage(templates.AdminLoginProps{
+		Lang: d.lang(c), CSRF: tok, Next: safeNext(next), Error: errKey,
+	}))
+}
+
+// handleLogin: POST /admin/login with the admin token starts a session.
+func (d *Dashboard) handleLogin(c echo.Context) error {
+	ck, err := c.Cookie(loginCookie)
+	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(c.FormValue("csrf_token"))) != 1 {
+		return d.loginPage(c, http.StatusForbidden, "admin.login.expired")
+	}
+	want := []byte(d.d.AdminToken)
+	if len(want) == 0 || subtle.ConstantTimeCompare([]byte(c.FormValue("token")), want) != 1 {
+		d.log.Warn("dashboard: failed sign-in", "remote", c.RealIP())
+		return d.loginPage(c, http.StatusUnauthorized, "admin.login.wrong")
+	}
+	sess, value := d.sessions.issue()
+	c.SetCookie(d.cookie(sessionCookie, value, int(d.d.SessionTTL.Seconds())))
+	c.SetCookie(d.cookie(loginCookie, "", -1))
+	d.log.Info("dashboard: signed in", "remote", c.RealIP(), "session_expires", sess.Exp)
+	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
+}
+
+// handleLogout: POST /admin/logout ends the session.
+func (d *Dashboard) handleLogout(c echo.Context) error {
+	sess, _ := c.Get(ctxSession).(session)
+	d.sessions.revoke(sess)
+	c.SetCookie(d.cookie(sessionCookie, "", -1))
+	return c.Redirect(http.StatusSeeOther, "/admin/login")
+}
+
+// safeNext keeps a post-sign-in redirect on the dashboard: a path under
+// /admin, never another host.
+func safeNext(next string) string {
+	u, err := url.Parse(next)
+	if err != nil || next == "" || u.IsAbs() || u.Host != "" || strings.HasPrefix(next, "//") || strings.Contains(next, `\`) ||
+		!(u.Path == "/admin" || strings.HasPrefix(u.Path, "/admin/")) || strings.HasPrefix(u.Path, "/admin/login") {
+		return "/admin"
+	}
+	return u.RequestURI()
+}

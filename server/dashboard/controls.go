@@ -1,0 +1,144 @@
+package dashboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
+)
+
+// controlFields are what the room page's controls may change; anything
+// else in the form is ignored.
+var controlFields = []string{"paused", "capacity", "batch_size", "batch_interval_ms", "activation"}
+
+// handleControls: POST /admin/rooms/:room/controls changes pause, pace,
+// capacity or activation over the stored settings, through the admin API's
+// checks. Every server's admission loop re-reads the settings each tick, so
+// the change takes effect within one tick; open dashboards are pushed at once.
+// The script gets JSON; a form posted without script gets the page back.
+func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		room, ok := roomParam(c)
+		if !ok {
+			return d.failErr(c, queue.ErrRoomNotFound)
+		}
+		ctx := c.Request().Context()
+		cur, err := rooms.GetRoom(ctx, room)
+		if err != nil {
+			return d.failErr(c, err)
+		}
+		form, err := c.FormParams()
+		if err != nil {
+			return d.failErr(c, fmt.Errorf("dashboard: read form: %w", err))
+		}
+		s, err := applyControls(cur, form)
+		if err != nil {
+			if wantsJSON(c) {
+				return d.failErr(c, err)
+			}
+			field := "form"
+			var fe *queue.FieldError
+			if errors.As(err, &fe) {
+				field = formField(fe.Field)
+			}
+			return d.roomPage(c, http.StatusBadRequest, map[string]string{field: err.Error()}, false)
+		}
+		if err := w.PutRoom(ctx, room, s); err != nil {
+			return d.failErr(c, fmt.Errorf("dashboard: apply controls: %w", err))
+		}
+		d.log.Info("dashboard: controls applied", "room", room, "paused", s.Paused, "batch_size", s.BatchSize,
+			"batch_interval_ms", s.BatchIntervalMS, "capacity", s.Capacity, "activation", s.Activation)
+		d.roomChanged(room)
+		if wantsJSON(c) {
+			return c.JSON(http.StatusOK, s)
+		}
+		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, "?saved=1"))
+	}
+}
+
+// applyControls puts the control fields of form over cur as JSON and runs
+// the admin API's checks on the result.
+func applyControls(cur queue.Settings, form map[string][]string) (queue.Settings, error) {
+	data, err := json.Marshal(cur)
+	if err != nil {
+		return queue.Settings{}, fmt.Errorf("dashboard: encode settings: %w", err)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return queue.Settings{}, fmt.Errorf("dashboard: decode settings: %w", err)
+	}
+	for _, name := range controlFields {
+		vs, ok := form[name]
+		if !ok || len(vs) == 0 {
+			continue
+		}
+		v := strings.TrimSpace(vs[0])
+		var raw json.RawMessage
+		switch name {
+		case "paused":
+			raw, err = json.Marshal(v == "true")
+		case "activation":
+			raw, err = json.Marshal(v)
+		default:
+			if _, perr := strconv.ParseInt(v, 10, 64); perr == nil {
+				raw = json.RawMessage(v)
+			} else {
+				raw, err = json.Marshal(v) // not a number: the check names the field
+			}
+		}
+		if err != nil {
+			return queue.Settings{}, fmt.Errorf("dashboard: encode %s: %w", name, err)
+		}
+		fields[name] = raw
+	}
+	data, err = json.Marshal(fields)
+	if err != nil {
+		return queue.Settings{}, fmt.Errorf("dashboard: encode settings: %w", err)
+	}
+	return queue.ParseSettings(data)
+}
+
+// drillStore carries a drill to every server.
+type drillStore interface {
+	SetDrill(ctx context.Context, on *bool) error
+}
+
+// handleDegrade: POST /admin/degrade mode=on|off|auto forces degraded mode
+// on or off for a drill, or returns it to the Redis checks. As the admin
+// API's POST /admin/api/degrade, it applies here at once and reaches the
+// other servers through Redis when Redis answers.
+func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if avail == nil {
+			return d.fail(c, http.StatusNotFound, apiError{Code: "not_found", Message: "this server has no degraded mode"}, "")
+		}
+		var on *bool
+		switch mode := c.FormValue("mode"); mode {
+		case "on", "off":
+			b := mode == "on"
+			on = &b
+		case "auto":
+		default:
+			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on, off or auto"}, "")
+		}
+		avail.Force(on)
+		shared := store.SetDrill(c.Request().Context(), on) == nil
+		d.log.Warn("dashboard: degraded-mode drill set", "mode", c.FormValue("mode"), "all_servers", shared)
+		d.hub.NotifyAll()
+		if wantsJSON(c) {
+			return c.JSON(http.StatusOK, struct {
+				queue.AvailabilityState
+				AllServers bool `json:"all_servers"`
+			}{avail.State(), shared})
+		}
+		return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("back")))
+	}
+}

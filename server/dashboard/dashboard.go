@@ -1,0 +1,156 @@
+// Package dashboard is the admin dashboard at /admin: sign-in with the admin
+// token, rooms to list, create, edit and delete, each room's live figures
+// and charts pushed over the push package's WebSocket/SSE machinery, and the
+// controls an operator needs during a sale. The JSON admin API under
+// /admin/api stays where it is, bearer-token based.
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/labstack/echo/v4"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/waitroom/waitroom/server/push"
+)
+
+// Deps is what the dashboard is built from. Line and AdminToken are
+// required; a nil optional part shows as "n/a" and its control is hidden.
+type Deps struct {
+	Line       Line
+	AdminToken string
+	// Secure marks cookies Secure: the public URL is https.
+	Secure bool
+	Logger *slog.Logger
+
+	Avail      Availability     // degraded mode and its drill
+	Outbox     OutboxCounter    // the degraded path's intents
+	Activation ActivationReader // adaptive rooms' line state
+	Waits      WaitStats        // p50/p95 of time waited
+
+	Clock       clockwork.Clock // default real
+	SampleEvery time.Duration   // how often rooms are sampled (default 2s)
+	RateWindow  time.Duration   // per-second rates are averaged over this (default 10s)
+	PushEvery   time.Duration   // least time between two pushes to a dashboard (default 1s)
+	SessionTTL  time.Duration   // how long a sign-in lasts (default 12h)
+}
+
+// Dashboard serves /admin.
+type Dashboard struct {
+	d        Deps
+	log      *slog.Logger
+	sessions *sessions
+	sampler  *sampler
+	hub      *push.Hub
+}
+
+// New builds the dashboard; mount it with Register and run it with Run.
+func New(deps Deps) *Dashboard {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Clock == nil {
+		deps.Clock = clockwork.NewRealClock()
+	}
+	if deps.SampleEvery <= 0 {
+		deps.SampleEvery = 2 * time.Second
+	}
+	if deps.RateWindow <= 0 {
+		deps.RateWindow = 10 * time.Second
+	}
+	if deps.PushEvery <= 0 {
+		deps.PushEvery = time.Second
+	}
+	if deps.SessionTTL <= 0 {
+		deps.SessionTTL = 12 * time.Hour
+	}
+	d := &Dashboard{d: deps, log: deps.Logger}
+	d.sessions = newSessions(deps.AdminToken, deps.SessionTTL, deps.Clock.Now)
+	d.sampler = newSampler(samplerConfig{
+		src: deps.Line.Store(), outbox: deps.Outbox, clock: deps.Clock, log: deps.Logger,
+		every: deps.SampleEvery, keep: chartSpan, window: deps.RateWindow,
+	})
+	// A second hub, apart from the waiting pages': its "tickets" are room
+	// ids (and overviewKey), and what it pushes is the dashboard JSON.
+	d.hub = push.NewHub(liveFetcher{d}, push.Options{
+		Clock: deps.Clock, Logger: deps.Logger,
+		// Never silent for long: the fetch is what carries new samples.
+		MaxSilence: deps.PushEvery,
+	})
+	d.sampler.after = d.hub.NotifyAll
+	return d
+}
+
+// chartSpan is how far back the charts reach.
+const chartSpan = 15 * time.Minute
+
+// Run samples the rooms and pushes to open dashboards until ctx ends. It
+// also hears settings changes made on any server, so open dashboards show
+// them at once.
+func (d *Dashboard) Run(ctx context.Context) error {
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return d.sampler.run(ctx) })
+	g.Go(func() error {
+		if err := d.hub.Run(ctx); err != nil {
+			return fmt.Errorf("dashboard: push: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		err := d.d.Line.Store().Listen(ctx, func(string, []string) {}, d.roomChanged)
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("dashboard: listen: %w", err)
+		}
+		return nil
+	})
+	return g.Wait()
+}
+
+// Close ends every live connection (WebSocket 1001) so http.Server.Shutdown
+// is not held up by them; call it with the server's own Close.
+func (d *Dashboard) Close() { d.hub.Close() }
+
+// roomChanged pushes a room's page and the overview at once.
+func (d *Dashboard) roomChanged(room string) {
+	d.hub.NotifyRoom(room)
+	d.hub.NotifyRoom(overviewKey)
+}
+
+// Register mounts the dashboard on e under /admin, beside /admin/api.
+// Middleware is per route, not on a group: a group's catch-all would
+// shadow the API's own not-found answers.
+func (d *Dashboard) Register(e *echo.Echo) {
+	in := d.requireSession
+	csrf := func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSession(d.requireCSRF(h)) }
+	store := d.d.Line.Store()
+
+	e.GET("/admin/login", d.handleLoginPage)
+	e.POST("/admin/login", d.handleLogin)
+	e.POST("/admin/logout", d.handleLogout, csrf)
+
+	e.GET("/admin", d.handleRooms, in)
+	e.GET("/admin/", d.handleRooms, in)
+	e.GET("/admin/live", d.handleOverviewJSON, in)
+	e.GET("/admin/live/ws", d.handleLive(false), in)
+	e.GET("/admin/live/events", d.handleLive(true), in)
+
+	e.GET("/admin/create", d.handleCreatePage, in)
+	e.POST("/admin/create", handleCreate(d, store, d.d.Line), csrf)
+	e.POST("/admin/validate", handleValidate(store), csrf)
+
+	e.GET("/admin/rooms/:room", d.handleRoomPage, in)
+	e.GET("/admin/rooms/:room/live", d.handleRoomJSON, in)
+	e.GET("/admin/rooms/:room/live/ws", d.handleLive(false), in)
+	e.GET("/admin/rooms/:room/live/events", d.handleLive(true), in)
+	e.GET("/admin/rooms/:room/edit", handleEditPage(d, store), in)
+	e.POST("/admin/rooms/:room/edit", handleEdit(d, store, d.d.Line), csrf)
+	e.GET("/admin/rooms/:room/delete", handleDeletePage(d, store), in)
+	e.POST("/admin/rooms/:room/delete", handleDelete(d, store, d.d.Line), csrf)
+	e.POST("/admin/rooms/:room/controls", handleControls(d, store, d.d.Line), csrf)
+	e.POST("/admin/degrade", handleDegrade(d, d.d.Avail, store), csrf)
+}

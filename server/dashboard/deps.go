@@ -1,0 +1,62 @@
+package dashboard
+
+import (
+	"context"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/outbox"
+)
+
+// Line is what the dashboard needs of *queue.Line: room writes go through it
+// so its settings cache stays current.
+type Line interface {
+	Store() queue.Store
+	PutRoom(ctx context.Context, room string, s queue.Settings) error
+	DeleteRoom(ctx context.Context, room string) error
+	Now() time.Time
+}
+
+// Availability is this server's degraded-mode flag (*queue.Availability).
+type Availability interface {
+	State() queue.AvailabilityState
+	Force(on *bool)
+}
+
+// OutboxCounter reads the degraded path's intents by status (*outbox.Outbox).
+type OutboxCounter interface {
+	Counts(ctx context.Context) (outbox.Counts, error)
+}
+
+// Activation is an adaptive room's line: on or off, and why.
+type Activation struct {
+	On     bool
+	Reason string
+}
+
+// ActivationReader reports what the adaptive controller decided for a room;
+// ok is false when it has no reading for it.
+type ActivationReader interface {
+	ActivationState(room string) (a Activation, ok bool)
+}
+
+// ActivationFunc adapts a function (e.g. around queue/adaptive's State) to
+// ActivationReader.
+type ActivationFunc func(room string) (Activation, bool)
+
+// ActivationState calls f.
+func (f ActivationFunc) ActivationState(room string) (Activation, bool) { return f(room) }
+
+// WaitStats reports quantiles of the time admitted visitors waited in a
+// room; ok is false when there is nothing to report.
+type WaitStats interface {
+	WaitQuantiles(room string) (p50, p95 time.Duration, ok bool)
+}
+
+// WaitStatsFunc adapts a function (e.g. around server/metrics) to WaitStats.
+type WaitStatsFunc func(room string) (p50, p95 time.Duration, ok bool)
+
+// WaitQuantiles calls f.
+func (f WaitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration, bool) {
+	return f(room)
+}

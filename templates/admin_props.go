@@ -1,0 +1,377 @@
+package templates
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// The admin dashboard's views. Live views are also the JSON pushed to open
+// dashboards (web/admin_types.ts mirrors them), so they carry no words: one
+// payload is shared by viewers in every language.
+
+// AdminHealth is the deployment's state as this server sees it.
+type AdminHealth struct {
+	RedisUp bool `json:"redis_up"`
+	// Degraded is nil when this server has no degraded mode.
+	Degraded *bool        `json:"degraded"`
+	Forced   *bool        `json:"forced"` // the drill: nil automatic
+	Reason   string       `json:"reason"` // why, from the availability flag (English)
+	Outbox   *AdminOutbox `json:"outbox"` // nil: no outbox on this server
+}
+
+// AdminOutbox are the degraded path's intents by status, and the results
+// that came back in the last minute (nil until there are two samples).
+type AdminOutbox struct {
+	Pending           int64  `json:"pending"`
+	Published         int64  `json:"published"`
+	Processed         int64  `json:"processed"`
+	Rejected          int64  `json:"rejected"`
+	MinuteProcessed   *int64 `json:"minute_processed"`
+	MinuteRejected    *int64 `json:"minute_rejected"`
+	MinuteSpanSeconds int64  `json:"minute_span_s"` // how much history the minute figures cover
+}
+
+// AdminPoint is one sample of a room for the charts: Unix ms and the values.
+// A nil rate is unknown (the first sample, or counters that were reset).
+type AdminPoint struct {
+	T             int64    `json:"t"`
+	Waiting       int64    `json:"waiting"`
+	Active        int64    `json:"active"`
+	Capacity      int64    `json:"capacity"`
+	AdmittedPerS  *float64 `json:"admitted_per_s"`
+	EntriesPerS   *float64 `json:"entries_per_s"`
+	AbandonedPerS *float64 `json:"abandoned_per_s"`
+	TailETAS      *float64 `json:"tail_eta_s"`
+}
+
+// AdminRoomView is one room, live.
+type AdminRoomView struct {
+	Room            string  `json:"room"`
+	Title           string  `json:"title"`
+	Paused          bool    `json:"paused"`
+	Closed          bool    `json:"closed"`
+	Capacity        int64   `json:"capacity"`
+	BatchSize       int64   `json:"batch_size"`
+	BatchIntervalMS int64   `json:"batch_interval_ms"`
+	ConfiguredRate  float64 `json:"configured_rate"`
+	Activation      string  `json:"activation"` // always, off, adaptive
+	// LineOn is whether the line is on; nil when unknown (adaptive without a reader).
+	LineOn *bool `json:"line_on"`
+	// LineReasonKey names a catalogue string; LineReason is free text from
+	// the adaptive controller. One of them is set.
+	LineReasonKey string      `json:"line_reason_key"`
+	LineReason    string      `json:"line_reason"`
+	WaitP50S      *float64    `json:"wait_p50_s"`
+	WaitP95S      *float64    `json:"wait_p95_s"`
+	Point         AdminPoint  `json:"point"` // the latest sample
+	Health        AdminHealth `json:"health"`
+}
+
+// AdminRoomSummary is a row of the rooms list.
+type AdminRoomSummary struct {
+	Room         string   `json:"room"`
+	Title        string   `json:"title"`
+	Paused       bool     `json:"paused"`
+	Closed       bool     `json:"closed"`
+	Activation   string   `json:"activation"`
+	Waiting      int64    `json:"waiting"`
+	Active       int64    `json:"active"`
+	Capacity     int64    `json:"capacity"`
+	AdmittedPerS *float64 `json:"admitted_per_s"`
+}
+
+// AdminOverview is the rooms list, live.
+type AdminOverview struct {
+	Rooms  []AdminRoomSummary `json:"rooms"`
+	Stale  bool               `json:"stale"` // Redis did not answer: the rooms as last seen
+	Health AdminHealth        `json:"health"`
+}
+
+// AdminPage is what every signed-in admin page shares.
+type AdminPage struct {
+	Lang Lang
+	CSRF string // the session's CSRF token; empty on the sign-in page
+	Path string // this page, for the language links
+	// Health shows in the header; nil on pages without it.
+	Health *AdminHealth
+}
+
+// AdminLoginProps is the sign-in page.
+type AdminLoginProps struct {
+	Lang  Lang
+	CSRF  string // the sign-in form's own token
+	Next  string
+	Error string // a catalogue key, or empty
+}
+
+// AdminRoomsProps is the rooms list.
+type AdminRoomsProps struct {
+	AdminPage
+	Overview AdminOverview
+}
+
+// AdminRoomProps is one room's live page.
+type AdminRoomProps struct {
+	AdminPage
+	View   AdminRoomView
+	Series []AdminPoint
+	// DegradeControl shows the drill buttons (this server has degraded mode).
+	DegradeControl bool
+	// ControlErrors are inline messages of a control form posted without
+	// script, by field; Saved says a control was applied.
+	ControlErrors map[string]string
+	Saved         bool
+}
+
+// AdminRoomFormProps is the create and edit form. Values are the inputs as
+// typed (or as stored), Errors the checks' messages by field.
+type AdminRoomFormProps struct {
+	AdminPage
+	Create    bool
+	Room      string
+	Values    map[string]string
+	Errors    map[string]string
+	FormError string
+	HasSecret bool // the room has a user secret: empty keeps it
+	// Defaults are the values fields left empty take, shown as placeholders.
+	Defaults map[string]string
+}
+
+// AdminDeleteProps is the confirmation before a room is deleted.
+type AdminDeleteProps struct {
+	AdminPage
+	Room, Title string
+}
+
+// AdminErrorProps is an admin error page.
+type AdminErrorProps struct {
+	AdminPage
+	Status  int
+	Message string
+}
+
+// AdminRoomPath is a room's dashboard page; suffix ("/edit", ...) is appended.
+func AdminRoomPath(room, suffix string) string {
+	return "/admin/rooms/" + url.PathEscape(room) + suffix
+}
+
+// AdminFieldNames are the settings fields of the room form, in order.
+var AdminFieldNames = []string{
+	"title", "message", "target_url",
+	"capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s",
+	"activation", "adaptive", "paused", "ends_at", "tiers",
+	"theme_color", "logo_url", "product_id", "product_name", "user_secret",
+}
+
+// adminFieldKind says how the form shows a field.
+func adminFieldKind(name string) string {
+	switch name {
+	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s":
+		return "number"
+	case "message", "adaptive", "tiers":
+		return "textarea"
+	case "paused":
+		return "checkbox"
+	case "activation":
+		return "select"
+	case "user_secret":
+		return "password"
+	}
+	return "text"
+}
+
+// Activation modes the forms offer, as the settings name them.
+var adminActivations = []string{"always", "off", "adaptive"}
+
+func withPlaceholders(s string, kv ...string) string {
+	for i := 0; i+1 < len(kv); i += 2 {
+		s = strings.ReplaceAll(s, "{"+kv[i]+"}", kv[i+1])
+	}
+	return s
+}
+
+// AdminFormatRate shows a per-second rate with one decimal ("12.5/s"), or
+// n/a. web/admin_format.ts formatRate is the same.
+func AdminFormatRate(lang Lang, v *float64) string {
+	if v == nil {
+		return T(lang, "admin.na")
+	}
+	return withPlaceholders(T(lang, "admin.unit.per_s"), "n", formatDecimal(lang, *v))
+}
+
+// AdminFormatSeconds shows a duration in seconds: under two minutes in
+// seconds, under two hours in minutes, else in hours, rounded; or n/a.
+// web/admin_format.ts formatSeconds is the same.
+func AdminFormatSeconds(lang Lang, v *float64) string {
+	if v == nil {
+		return T(lang, "admin.na")
+	}
+	s := *v
+	switch {
+	case s < 120:
+		return withPlaceholders(T(lang, "admin.unit.s"), "n", FormatNumber(lang, int64(s+0.5)))
+	case s < 7200:
+		return withPlaceholders(T(lang, "admin.unit.min"), "n", FormatNumber(lang, int64(s/60+0.5)))
+	}
+	return withPlaceholders(T(lang, "admin.unit.h"), "n", FormatNumber(lang, int64(s/3600+0.5)))
+}
+
+// formatDecimal shows one decimal place, grouped as lang does.
+func formatDecimal(lang Lang, v float64) string {
+	tenths := int64(v*10 + 0.5)
+	if v < 0 {
+		tenths = int64(v*10 - 0.5)
+	}
+	whole, frac := tenths/10, tenths%10
+	if frac < 0 {
+		frac = -frac
+	}
+	return FormatNumber(lang, whole) + "." + strconv.FormatInt(frac, 10)
+}
+
+// AdminStrings are the admin.* strings, for the dashboard's script.
+func AdminStrings(lang Lang) map[string]string {
+	out := map[string]string{}
+	for k := range catalogue[English] {
+		if strings.HasPrefix(k, "admin.") {
+			out[k] = T(lang, k)
+		}
+	}
+	return out
+}
+
+func adminLineText(lang Lang, v AdminRoomView) string {
+	switch {
+	case v.LineOn == nil:
+		return T(lang, "admin.na")
+	case *v.LineOn:
+		return T(lang, "admin.line.on")
+	}
+	return T(lang, "admin.line.off")
+}
+
+func adminLineReason(lang Lang, v AdminRoomView) string {
+	if v.LineReasonKey != "" {
+		return T(lang, v.LineReasonKey)
+	}
+	return v.LineReason
+}
+
+func adminRedisText(lang Lang, h AdminHealth) string {
+	if h.RedisUp {
+		return T(lang, "admin.redis.up")
+	}
+	return T(lang, "admin.redis.down")
+}
+
+func adminDegradedText(lang Lang, h AdminHealth) string {
+	if h.Degraded == nil {
+		return T(lang, "admin.na")
+	}
+	s := T(lang, "admin.degraded.off")
+	if *h.Degraded {
+		s = T(lang, "admin.degraded.on")
+	}
+	if h.Forced != nil {
+		s += " " + T(lang, "admin.degraded.forced")
+	}
+	return s
+}
+
+func adminCount(lang Lang, v *int64) string {
+	if v == nil {
+		return T(lang, "admin.na")
+	}
+	return FormatNumber(lang, *v)
+}
+
+func adminResults(lang Lang, o *AdminOutbox) string {
+	if o == nil || o.MinuteProcessed == nil || o.MinuteRejected == nil {
+		return T(lang, "admin.na")
+	}
+	return withPlaceholders(T(lang, "admin.results"),
+		"processed", FormatNumber(lang, *o.MinuteProcessed), "rejected", FormatNumber(lang, *o.MinuteRejected))
+}
+
+func adminActive(lang Lang, active, capacity int64) string {
+	return FormatNumber(lang, active) + " / " + FormatNumber(lang, capacity)
+}
+
+func adminState(lang Lang, paused, closed bool) string {
+	switch {
+	case closed:
+		return T(lang, "admin.state.closed")
+	case paused:
+		return T(lang, "admin.state.paused")
+	}
+	return T(lang, "admin.state.running")
+}
+
+// adminLangURL is the same page in another language.
+func adminLangURL(path string, l Lang) string {
+	if path == "" {
+		path = "/admin"
+	}
+	return path + "?lang=" + string(l)
+}
+
+func adminLangName(l Lang) string {
+	if l == Korean {
+		return "한국어"
+	}
+	return "English"
+}
+
+func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
+
+func adminDegradeMode(h *AdminHealth) string {
+	switch {
+	case h == nil || h.Forced == nil:
+		return "auto"
+	case *h.Forced:
+		return "on"
+	}
+	return "off"
+}
+
+func adminPageTitle(lang Lang, heading string) string {
+	return heading + " · " + T(lang, "admin.title")
+}
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}
+
+func intAttr(n int64) string { return strconv.FormatInt(n, 10) }
+
+func floatAttr(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*v, 'f', 3, 64)
+}
+
+func adminFormHeading(p AdminRoomFormProps) string {
+	if p.Create {
+		return T(p.Lang, "admin.form.new_heading")
+	}
+	return withPlaceholders(T(p.Lang, "admin.form.edit_heading"), "room", p.Room)
+}
+
+func adminFormAction(p AdminRoomFormProps) string {
+	if p.Create {
+		return "/admin/create"
+	}
+	return AdminRoomPath(p.Room, "/edit")
+}
+
+func adminFormCancel(p AdminRoomFormProps) string {
+	if p.Create {
+		return "/admin"
+	}
+	return AdminRoomPath(p.Room, "")
+}
