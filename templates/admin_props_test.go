@@ -1,0 +1,72 @@
+package templates
+
+import (
+	"strings"
+	"testing"
+)
+
+// The same tables as web/admin_format.test.ts.
+func TestAdminFormat(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	rates := []struct {
+		v      *float64
+		en, ko string
+	}{
+		{nil, "n/a", "해당 없음"},
+		{f(0), "0.0/s", "초당 0.0"},
+		{f(2), "2.0/s", "초당 2.0"},
+		{f(12.25), "12.3/s", "초당 12.3"},
+		{f(1234.5), "1,234.5/s", "초당 1,234.5"},
+	}
+	for _, c := range rates {
+		if got := AdminFormatRate(English, c.v); got != c.en {
+			t.Errorf("rate en %v: %q, want %q", c.v, got, c.en)
+		}
+		if got := AdminFormatRate(Korean, c.v); got != c.ko {
+			t.Errorf("rate ko %v: %q, want %q", c.v, got, c.ko)
+		}
+	}
+	secs := []struct {
+		v      *float64
+		en, ko string
+	}{
+		{nil, "n/a", "해당 없음"},
+		{f(0), "0 s", "0초"},
+		{f(59.5), "60 s", "60초"},
+		{f(119.4), "119 s", "119초"},
+		{f(120), "2 min", "2분"},
+		{f(7199), "120 min", "120분"},
+		{f(7200), "2 h", "2시간"},
+		{f(36_000_000), "10,000 h", "10,000시간"},
+	}
+	for _, c := range secs {
+		if got := AdminFormatSeconds(English, c.v); got != c.en {
+			t.Errorf("seconds en %v: %q, want %q", *c.v, got, c.en)
+		}
+		if got := AdminFormatSeconds(Korean, c.v); got != c.ko {
+			t.Errorf("seconds ko %v: %q, want %q", *c.v, got, c.ko)
+		}
+	}
+}
+
+// Every admin.* key the pages or the script use is in the catalogue.
+func TestAdminStringsCoverTheFields(t *testing.T) {
+	for _, lang := range Langs {
+		s := AdminStrings(lang)
+		for _, name := range AdminFieldNames {
+			if s["admin.field."+name] == "" {
+				t.Errorf("%s lacks admin.field.%s", lang, name)
+			}
+		}
+		for _, k := range []string{"admin.conn.connecting", "admin.conn.ws", "admin.conn.sse", "admin.conn.poll", "admin.conn.reconnecting", "admin.activation.always", "admin.activation.off", "admin.activation.adaptive", "admin.degrade.on", "admin.degrade.off", "admin.degrade.auto"} {
+			if s[k] == "" {
+				t.Errorf("%s lacks %s", lang, k)
+			}
+		}
+		for k := range s {
+			if !strings.HasPrefix(k, "admin.") {
+				t.Errorf("AdminStrings has %s", k)
+			}
+		}
+	}
+}

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { fill, formatActive, formatRate, formatSeconds } from "./admin_format";
+
+const EN = { "admin.na": "n/a", "admin.unit.per_s": "{n}/s", "admin.unit.s": "{n} s", "admin.unit.min": "{n} min", "admin.unit.h": "{n} h" };
+const KO = { "admin.na": "해당 없음", "admin.unit.per_s": "초당 {n}", "admin.unit.s": "{n}초", "admin.unit.min": "{n}분", "admin.unit.h": "{n}시간" };
+
+// The same table as TestAdminFormat in templates/admin_props_test.go.
+test("rates: one decimal, grouped, n/a when unknown", () => {
+  const cases: [number | null, string, string][] = [
+    [null, "n/a", "해당 없음"],
+    [0, "0.0/s", "초당 0.0"],
+    [2, "2.0/s", "초당 2.0"],
+    [12.25, "12.3/s", "초당 12.3"],
+    [1234.5, "1,234.5/s", "초당 1,234.5"],
+  ];
+  for (const [v, en, ko] of cases) {
+    assert.equal(formatRate(v, EN, "en"), en);
+    assert.equal(formatRate(v, KO, "ko"), ko);
+  }
+});
+
+test("seconds: s under two minutes, min under two hours, else h", () => {
+  const cases: [number | null, string, string][] = [
+    [null, "n/a", "해당 없음"],
+    [0, "0 s", "0초"],
+    [59.5, "60 s", "60초"],
+    [119.4, "119 s", "119초"],
+    [120, "2 min", "2분"],
+    [7199, "120 min", "120분"],
+    [7200, "2 h", "2시간"],
+    [36_000_000, "10,000 h", "10,000시간"],
+  ];
+  for (const [v, en, ko] of cases) {
+    assert.equal(formatSeconds(v, EN, "en"), en);
+    assert.equal(formatSeconds(v, KO, "ko"), ko);
+  }
+});
+
+test("fill and active", () => {
+  assert.equal(fill("{processed} processed, {rejected} rejected", { processed: "3", rejected: "0" }), "3 processed, 0 rejected");
+  assert.equal(fill("{x} stays", {}), "{x} stays");
+  assert.equal(formatActive(1234, 5000, "en"), "1,234 / 5,000");
+});
