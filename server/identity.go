@@ -21,6 +21,7 @@ const visitorCookie = "wr_vid"
 type identities struct {
 	secure bool // cookies only over HTTPS when the public URL is https
 	now    func() time.Time
+	embed  bool // inside a shop's iframe: see embed_identity.go
 }
 
 // roomReader is the narrow view identities need of the line.
@@ -43,6 +44,9 @@ func (ids identities) fromUserToken(s queue.Settings, userToken string) (string,
 // forEnter returns the identity to enter with, setting a visitor cookie when
 // the visitor has none.
 func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken string) (string, error) {
+	if ids.embed {
+		return ids.embedForEnter(c, s, userToken)
+	}
 	if userToken == "" {
 		userToken = bearer(c)
 	}
@@ -63,6 +67,9 @@ func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken strin
 // forRead returns the identity of a request that reads or changes a ticket,
 // or "" when it has none (so every ticket is foreign to it).
 func (ids identities) forRead(c echo.Context, s queue.Settings) (string, error) {
+	if ids.embed {
+		return ids.embedForRead(c, s)
+	}
 	if t := bearer(c); t != "" {
 		return ids.fromUserToken(s, t)
 	}
