@@ -96,6 +96,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
+	mountEmbed(e, api, line, ids, deg, s.hub)
 	if cfg.Intents != nil {
 		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, cfg.Intents))
 		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))

@@ -1,0 +1,210 @@
+// The embed's client: the waiting page inside a shop's iframe. Unlike the
+// top-level page, it enters by itself (once the SDK has said who the
+// visitor is), never navigates away, and tells the parent everything by
+// postMessage, always to the one origin the server checked against the
+// room's allowed_embedders.
+
+import { browserEnv, wsURL } from "./browser";
+import { DEFAULT_BACKOFF, backoffDelay } from "./backoff";
+import { cookiesStick, embedEnv, KEY_HEADER } from "./embed-env";
+import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./embed-messages";
+import { secondsLeft } from "./format";
+import { Page } from "./page";
+import { Strings } from "./strings";
+import { isTerminal, parseTicketText, Ticket } from "./ticket";
+import { Connection } from "./transport";
+import { entryPositionFor, toView } from "./view";
+
+function readStrings(): Strings {
+  try {
+    return JSON.parse(document.getElementById("waitroom-strings")?.textContent ?? "{}");
+  } catch {
+    return {};
+  }
+}
+
+const STATES = ["waiting", "admitted", "expired", "closed", "bypassed"];
+
+/** Enter failures that a retry may cure: the network, or a busy server. */
+class Retryable extends Error {}
+
+function main(): void {
+  const root = document.querySelector<HTMLElement>("[data-waitroom-embed]");
+  if (!root || window.parent === window) return;
+  const d = root.dataset;
+  const room = d.room ?? "";
+  const parentOrigin = d.parent ?? "";
+  const lang = d.lang || document.documentElement.lang || "en";
+  if (!room || !parentOrigin) return;
+
+  const post = (msg: object) => window.parent.postMessage(msg, parentOrigin);
+  const strings = readStrings();
+  const page = new Page(root, strings, lang);
+  const api = `/api/rooms/${encodeURIComponent(room)}/embed`;
+  const keyInURL = !cookiesStick(document, api + "/");
+
+  // The parent sizes the frame to the content, so it never scrolls inside.
+  let lastHeight = -1;
+  const resize = () => {
+    const h = Math.ceil(document.body.getBoundingClientRect().height);
+    if (h !== lastHeight) post({ type: "waitroom:resize", height: (lastHeight = h) });
+  };
+  new ResizeObserver(resize).observe(document.body);
+
+  let init: Init = { user_token: null, key: null };
+  let key: string | null = null;
+  let conn: Connection | null = null;
+  let countdown: number | undefined;
+  let entry = 0;
+  let admittedSent = false;
+
+  function showOnly(testid: "connecting" | "embed-error" | null): void {
+    for (const id of ["connecting", "embed-error"]) {
+      const el = page.el(id);
+      if (el) el.hidden = id !== testid;
+    }
+  }
+
+  function countdownTo(orderableAt: string | null): void {
+    const at = Date.parse(orderableAt ?? "");
+    const tick = () => {
+      const left = Number.isFinite(at) ? secondsLeft(at, Date.now()) : 0;
+      page.setCountdown(left);
+      if (left > 0) countdown = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+    };
+    window.clearTimeout(countdown);
+    tick();
+  }
+
+  function show(raw: Ticket): void {
+    const t = absolute(raw, location.href);
+    showOnly(null);
+    post(updateMessage(t));
+    if (t.state === "waiting") {
+      entry = entryPositionFor(entry, 0, t.position);
+      page.renderWaiting(toView(t, entry, strings, lang), new Date());
+    }
+    page.showState(t.state);
+    if (!isTerminal(t.state)) return;
+    conn?.stop();
+    if (t.state === "admitted") {
+      const m = admittedMessage(t);
+      if (m && !admittedSent) {
+        admittedSent = true;
+        post(m);
+      }
+      if (t.redirect_url) {
+        page.showGo(t.redirect_url);
+        page.el<HTMLAnchorElement>("go-link")?.setAttribute("target", "_top");
+      }
+      countdownTo(t.orderable_at);
+    }
+    if (t.state === "bypassed" && t.accept_url) {
+      page.el<HTMLAnchorElement>("bypass-link")?.setAttribute("href", t.accept_url);
+    }
+  }
+
+  async function enterOnce(): Promise<Ticket> {
+    const headers: Record<string, string> = { Accept: "application/json", "Content-Type": "application/json" };
+    const k = key ?? init.key;
+    if (k) headers[KEY_HEADER] = k;
+    let res: Response;
+    try {
+      res = await fetch(`${api}/enter`, {
+        method: "POST",
+        credentials: "same-origin",
+        cache: "no-store",
+        headers,
+        body: JSON.stringify(init.user_token ? { user_token: init.user_token } : {}),
+      });
+    } catch (e) {
+      throw new Retryable(String(e));
+    }
+    const text = await res.text();
+    if (res.status >= 500 || res.status === 429) throw new Retryable(`enter: ${res.status}`);
+    let message = "";
+    try {
+      message = JSON.parse(text)?.error?.message ?? "";
+    } catch {
+      // not JSON: say what the status says
+    }
+    const t = res.status === 200 ? parseTicketText(text) : null;
+    if (!t) throw new Error(message || `enter: ${res.status}`);
+    const issued = res.headers.get(KEY_HEADER);
+    if (issued) {
+      key = issued;
+      // Only anonymous keys are kept by the SDK; a user's comes from the user token each time.
+      if (issued.startsWith("a.")) post({ type: "waitroom:key", key: issued });
+    }
+    return t;
+  }
+
+  async function enter(): Promise<void> {
+    conn?.stop();
+    admittedSent = false;
+    showOnly("connecting");
+    for (const id of STATES) {
+      const el = page.el(id);
+      if (el) el.hidden = true;
+    }
+    for (let attempt = 1; ; attempt++) {
+      try {
+        live(await enterOnce());
+        return;
+      } catch (e) {
+        if (!(e instanceof Retryable)) {
+          const msg = e instanceof Error ? e.message : String(e);
+          const el = page.el("embed-error-message");
+          if (el && msg) el.textContent = msg;
+          showOnly("embed-error");
+          post({ type: "waitroom:error", code: "enter_failed", message: msg });
+          return;
+        }
+        await new Promise((r) => setTimeout(r, backoffDelay(attempt, DEFAULT_BACKOFF)));
+      }
+    }
+  }
+
+  function live(first: Ticket): void {
+    show(first);
+    if (isTerminal(first.state)) return;
+    const base = `${api}/tickets/${encodeURIComponent(first.ticket)}`;
+    conn = new Connection({
+      room,
+      ticket: first.ticket,
+      ticketURL: base,
+      wsURL: wsURL(base),
+      nextUpdateMs: first.next_update_ms,
+      env: embedEnv(browserEnv(), (u, i) => fetch(u, i), key, keyInURL),
+      hooks: { ticket: show, status: (s) => page.setStatus(s) },
+    });
+    conn.start();
+  }
+
+  page.el("enter-again")?.addEventListener("click", () => void enter());
+  const nudge = () => conn?.nudge();
+  window.addEventListener("online", nudge);
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") nudge();
+  });
+
+  if (d.sdk !== "1") {
+    void enter(); // a plain iframe: the cookie alone says who the visitor is
+    return;
+  }
+  // Only the embedder the server allowed may say who the visitor is: any
+  // other window (another frame, a popup) is ignored, whatever it sends.
+  const onInit = (ev: MessageEvent) => {
+    if (ev.source !== window.parent || ev.origin !== parentOrigin) return;
+    const got = parseInit(ev.data);
+    if (!got) return;
+    window.removeEventListener("message", onInit);
+    init = got;
+    void enter();
+  };
+  window.addEventListener("message", onInit);
+  post({ type: "waitroom:ready" });
+  resize();
+}
+
+main();
