@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -28,6 +29,8 @@ type config struct {
 	KafkaBrokers      string
 	KafkaTopic        string
 	KafkaResultsTopic string
+
+	EmbedDemoAddr string // the example shop that embeds the demo room; "" when off
 }
 
 // brokers splits --kafka-brokers.
@@ -61,6 +64,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.KafkaBrokers, "kafka-brokers", "", "Kafka bootstrap brokers, comma-separated host:port; empty runs an in-process Kafka-protocol broker")
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
+	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
 		fs.PrintDefaults()
@@ -119,6 +123,11 @@ func (c *config) validate() error {
 	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
 		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
 	}
+	if addr, err := embedDemoAddr(c.EmbedDemoAddr, c.Addr); err != nil {
+		errs = append(errs, fmt.Errorf("--embed-demo-addr %q: %w", c.EmbedDemoAddr, err))
+	} else {
+		c.EmbedDemoAddr = addr
+	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
 	}
@@ -128,6 +137,29 @@ func (c *config) validate() error {
 		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", c.LogLevel))
 	}
 	return errors.Join(errs...)
+}
+
+// embedDemoAddr resolves --embed-demo-addr: "auto" is --addr's host with the
+// next port (port 0 stays 0, for tests), "off" or "" is off.
+func embedDemoAddr(v, addr string) (string, error) {
+	switch v {
+	case "", "off":
+		return "", nil
+	case "auto":
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			return "", nil // --addr says what is wrong
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil || p == 0 || p == 65535 {
+			return net.JoinHostPort(host, "0"), nil
+		}
+		return net.JoinHostPort(host, strconv.Itoa(p+1)), nil
+	}
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return "", errors.New("want host:port, auto or off")
+	}
+	return v, nil
 }
 
 // redisOptions turns a Redis URL into client options: one host is a single

@@ -111,6 +111,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer func() { _ = sh.Close() }()
+	if embedded != nil && cfg.EmbedDemoAddr != "" {
+		demo, err := server.StartEmbedDemo(ctx, line, server.EmbedDemoConfig{
+			Addr: cfg.EmbedDemoAddr, WaitroomURL: cfg.PublicURL, Room: "demo", Logger: log})
+		if err != nil {
+			log.Warn("no embed demo", "err", err) // a convenience: the waitroom runs without it
+		} else {
+			defer func() { _ = demo.Close() }()
+		}
+	}
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
 		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
