@@ -75,6 +75,10 @@ type Settings struct {
 
 func ptr[T any](v T) *T { return &v }
 
+// MinAbandonAfterS is the shortest abandon_after_s: open push connections
+// renew a waiter's sign of life every 10 s.
+const MinAbandonAfterS = 20
+
 // DefaultTiers are the field-tested tiers: the front often, the back rarely.
 func DefaultTiers() []Tier {
 	return []Tier{
@@ -214,6 +218,15 @@ func (s *Settings) Validate() error {
 	}
 	if s.Tiers[len(s.Tiers)-1].MaxPosition != nil {
 		return bad(fmt.Sprintf("tiers[%d].max_position", len(s.Tiers)-1), "the last tier must be open-ended (null)")
+	}
+	// A waiter who polls at its tier interval, or holds a push connection
+	// (refreshed at least every MinAbandonAfterS/2), must never look abandoned.
+	longest := int64(0)
+	for _, t := range s.Tiers {
+		longest = max(longest, t.IntervalMS)
+	}
+	if s.AbandonAfterS < MinAbandonAfterS || s.AbandonAfterS*1000 < 2*longest {
+		return bad("abandon_after_s", "must be at least %d and at least twice the longest tier interval (%d ms)", MinAbandonAfterS, longest)
 	}
 	return nil
 }
