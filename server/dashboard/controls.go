@@ -56,7 +56,7 @@ func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFu
 		}
 		d.log.Info("dashboard: controls applied", "room", room, "paused", s.Paused, "batch_size", s.BatchSize,
 			"batch_interval_ms", s.BatchIntervalMS, "capacity", s.Capacity, "activation", s.Activation)
-		d.roomChanged(room)
+		d.changed(ctx, room)
 		if wantsJSON(c) {
 			return c.JSON(http.StatusOK, s)
 		}

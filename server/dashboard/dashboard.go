@@ -102,7 +102,7 @@ func (d *Dashboard) Run(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
-		err := d.d.Line.Store().Listen(ctx, func(string, []string) {}, d.roomChanged)
+		err := d.d.Line.Store().Listen(ctx, func(string, []string) {}, func(room string) { d.changed(ctx, room) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("dashboard: listen: %w", err)
 		}
@@ -115,8 +115,12 @@ func (d *Dashboard) Run(ctx context.Context) error {
 // is not held up by them; call it with the server's own Close.
 func (d *Dashboard) Close() { d.hub.Close() }
 
-// roomChanged pushes a room's page and the overview at once.
-func (d *Dashboard) roomChanged(room string) {
+// changed takes in a room's new settings (or its deletion) and pushes its
+// page and the overview at once.
+func (d *Dashboard) changed(ctx context.Context, room string) {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	d.sampler.refresh(ctx, room)
 	d.hub.NotifyRoom(room)
 	d.hub.NotifyRoom(overviewKey)
 }

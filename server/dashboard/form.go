@@ -95,8 +95,8 @@ func formField(field string) string {
 	return "form"
 }
 
-// fieldJSON is one form field as the API's JSON: nil leaves it out (the
-// default applies). Numbers that are not numbers go through as strings, so
+// fieldJSON is one form field as the API's JSON: nil leaves it out, so an
+// empty field takes its default, as a field left out of the API does. Numbers that are not numbers go through as strings, so
 // the API's own check names them.
 func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessage, error) {
 	v := form.Get(name)
@@ -138,9 +138,15 @@ func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessa
 		}
 		return json.Marshal(v)
 	case "title", "message":
+		if v == "" {
+			return nil, nil
+		}
 		return json.Marshal(v)
 	}
-	return json.Marshal(strings.TrimSpace(v))
+	if v = strings.TrimSpace(v); v == "" {
+		return nil, nil // as its placeholder says: the default
+	}
+	return json.Marshal(v)
 }
 
 // settingsValues are stored settings as the form shows them.

@@ -48,8 +48,7 @@ func handleDelete(d *Dashboard, rooms roomReader, del roomDeleter) echo.HandlerF
 			return d.failErr(c, fmt.Errorf("dashboard: delete room: %w", err))
 		}
 		d.log.Info("dashboard: room deleted", "room", room)
-		d.sampler.forget(room)
-		d.roomChanged(room)
+		d.changed(ctx, room)
 		if wantsJSON(c) {
 			return c.NoContent(http.StatusNoContent)
 		}

@@ -80,7 +80,7 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 			return d.failErr(c, fmt.Errorf("dashboard: create room: %w", err))
 		}
 		d.log.Info("dashboard: room created", "room", room)
-		d.roomChanged(room)
+		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, ""))
 	}
 }
@@ -129,7 +129,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 			return d.failErr(c, fmt.Errorf("dashboard: save room: %w", err))
 		}
 		d.log.Info("dashboard: room saved", "room", room)
-		d.roomChanged(room)
+		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, "?saved=1"))
 	}
 }

@@ -67,7 +67,8 @@ type outboxSample struct {
 }
 
 func newSampler(cfg samplerConfig) *sampler {
-	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}}
+	// Redis is assumed up until a round says otherwise.
+	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true}
 }
 
 // run samples at once, then every interval, until ctx ends.
@@ -280,6 +281,47 @@ func (s *sampler) outboxView() *templates.AdminOutbox {
 	v.MinuteProcessed, v.MinuteRejected = &processed, &rejected
 	v.MinuteSpanSeconds = int64(cur.at.Sub(from.at).Seconds())
 	return v
+}
+
+// refresh re-reads one room after a change made here or announced by
+// another server: its settings at once, and a first sample for a new room,
+// so pages and pushes agree before the next round. A known room gets no
+// extra sample: the charts keep their even spacing.
+func (s *sampler) refresh(ctx context.Context, room string) {
+	st, err := s.src.GetRoom(ctx, room)
+	if errors.Is(err, queue.ErrRoomNotFound) {
+		s.forget(room)
+		return
+	}
+	if err != nil {
+		return // the next round tries again
+	}
+	s.mu.Lock()
+	rs := s.rooms[room]
+	if rs != nil {
+		rs.settings = st
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	now := s.clock.Now()
+	stats, err := s.src.Stats(ctx, room, now)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rooms[room] != nil {
+		s.rooms[room].settings = st // a round got there first
+		return
+	}
+	s.rooms[room] = &roomSeries{settings: st, samples: []sample{{
+		at: now, waiting: stats.Waiting, active: stats.Active, capacity: st.Capacity,
+		entered: stats.EnteredTotal, admitted: stats.AdmittedTotal, abandoned: stats.AbandonedTotal,
+	}}}
+	if !slices.Contains(s.order, room) {
+		s.order = append(s.order, room)
+	}
 }
 
 // forget drops a deleted room at once rather than at the next round.
