@@ -16,7 +16,7 @@ function defs(strings: Strings): Record<string, ChartDef> {
   return {
     counts: {
       fields: ["waiting", "active", "capacity"],
-      labels: [t(strings, "admin.stat.waiting"), t(strings, "admin.stat.active"), t(strings, "admin.chart.capacity")],
+      labels: [t(strings, "admin.stat.waiting"), t(strings, "admin.chart.active"), t(strings, "admin.chart.capacity")],
       colors: ["#1d4ed8", "#0f7a3d", "#8a5300"],
       dash: [undefined, undefined, [6, 4]],
     },

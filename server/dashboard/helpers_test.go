@@ -22,6 +22,7 @@ import (
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/dashboard"
+	"github.com/waitroom/waitroom/static"
 )
 
 const adminToken = "dashboard-test-admin-token-0123456789"
@@ -32,7 +33,7 @@ const wait = 10 * time.Second
 
 // site is the dashboard on a real Redis, mounted on a router laid out as
 // server.New lays out its own: the bearer-token admin API group at
-// /admin/api with its middleware, and a catch-all 404. The server package
+// /admin/api with its middleware, the built assets and a catch-all 404. The server package
 // itself is left out so these tests do not break with its work in progress.
 type site struct {
 	t     *testing.T
@@ -73,6 +74,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 		}
 	})
 	api.GET("/rooms", func(c echo.Context) error { return c.JSON(http.StatusOK, map[string]string{"api": "rooms"}) })
+	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler())) // as server.New serves the built assets
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return c.JSON(http.StatusNotFound, map[string]string{"error": "not_found"})
 	})
