@@ -13,9 +13,19 @@ import (
 
 const ctxSession = "dashboard.session"
 
-// requireSession lets signed-in requests through. Others are sent to sign
-// in (pages) or answered 401 (the script's requests, streams, posts).
+// requireSession lets signed-in requests through; others are sent to sign
+// in, or answered 401 when they ask for JSON.
 func (d *Dashboard) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return d.session(next, true)
+}
+
+// requireSessionAPI is requireSession for what no one navigates to (the
+// live streams and their polling, posts): always 401 when signed out.
+func (d *Dashboard) requireSessionAPI(next echo.HandlerFunc) echo.HandlerFunc {
+	return d.session(next, false)
+}
+
+func (d *Dashboard) session(next echo.HandlerFunc, page bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if ck, err := c.Cookie(sessionCookie); err == nil {
 			if sess, ok := d.sessions.parse(ck.Value); ok {
@@ -25,7 +35,7 @@ func (d *Dashboard) requireSession(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 		}
 		r := c.Request()
-		if r.Method == http.MethodGet && !wantsJSON(c) && !strings.Contains(r.URL.Path, "/live") {
+		if page && r.Method == http.MethodGet && !wantsJSON(c) {
 			return c.Redirect(http.StatusSeeOther, "/admin/login?next="+url.QueryEscape(r.URL.RequestURI()))
 		}
 		return c.JSON(http.StatusUnauthorized, map[string]apiError{"error": {Code: "unauthorized", Message: "sign in to the dashboard first"}})

@@ -66,6 +66,14 @@ func TestSignInRefusals(t *testing.T) {
 	if p := fresh.do(req); p.status != http.StatusUnauthorized || !strings.Contains(p.body, `"unauthorized"`) {
 		t.Errorf("signed-out live JSON: %d %s", p.status, p.body)
 	}
+	// A room's page is a page even when its name says "live".
+	if p := fresh.get("/admin/rooms/live-sale"); p.status != http.StatusSeeOther {
+		t.Errorf("signed-out page of room live-sale: %d", p.status)
+	}
+	req, _ = http.NewRequest(http.MethodGet, site.url+"/admin/rooms/live-sale/live/events", nil)
+	if p := fresh.do(req); p.status != http.StatusUnauthorized {
+		t.Errorf("signed-out event stream: %d", p.status)
+	}
 	// A forged or tampered cookie is no session.
 	u, _ := url.Parse(site.url + "/admin")
 	fresh.c.Jar.SetCookies(u, []*http.Cookie{{Name: "wr_admin", Value: "AAAA.BBBB", Path: "/admin"}})

@@ -129,8 +129,8 @@ func (d *Dashboard) changed(ctx context.Context, room string) {
 // Middleware is per route, not on a group: a group's catch-all would
 // shadow the API's own not-found answers.
 func (d *Dashboard) Register(e *echo.Echo) {
-	in := d.requireSession
-	csrf := func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSession(d.requireCSRF(h)) }
+	in, api := d.requireSession, d.requireSessionAPI
+	csrf := func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSessionAPI(d.requireCSRF(h)) }
 	store := d.d.Line.Store()
 
 	e.GET("/admin/login", d.handleLoginPage)
@@ -139,18 +139,18 @@ func (d *Dashboard) Register(e *echo.Echo) {
 
 	e.GET("/admin", d.handleRooms, in)
 	e.GET("/admin/", d.handleRooms, in)
-	e.GET("/admin/live", d.handleOverviewJSON, in)
-	e.GET("/admin/live/ws", d.handleLive(false), in)
-	e.GET("/admin/live/events", d.handleLive(true), in)
+	e.GET("/admin/live", d.handleOverviewJSON, api)
+	e.GET("/admin/live/ws", d.handleLive(false), api)
+	e.GET("/admin/live/events", d.handleLive(true), api)
 
 	e.GET("/admin/create", d.handleCreatePage, in)
 	e.POST("/admin/create", handleCreate(d, store, d.d.Line), csrf)
 	e.POST("/admin/validate", handleValidate(store), csrf)
 
 	e.GET("/admin/rooms/:room", d.handleRoomPage, in)
-	e.GET("/admin/rooms/:room/live", d.handleRoomJSON, in)
-	e.GET("/admin/rooms/:room/live/ws", d.handleLive(false), in)
-	e.GET("/admin/rooms/:room/live/events", d.handleLive(true), in)
+	e.GET("/admin/rooms/:room/live", d.handleRoomJSON, api)
+	e.GET("/admin/rooms/:room/live/ws", d.handleLive(false), api)
+	e.GET("/admin/rooms/:room/live/events", d.handleLive(true), api)
 	e.GET("/admin/rooms/:room/edit", handleEditPage(d, store), in)
 	e.POST("/admin/rooms/:room/edit", handleEdit(d, store, d.d.Line), csrf)
 	e.GET("/admin/rooms/:room/delete", handleDeletePage(d, store), in)
