@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# bench_ws.sh: the WebSocket-waiters benchmark of docs/benchmarks.md, end to
+# end on this machine. It starts a fresh redis-server and waitroom on free
+# loopback ports with a raised file-descriptor limit, then cmd/wsload holds
+# CONNS WebSocket waiters open for DURATION while the room admits at a steady
+# pace, and stops everything it started. Every step is bounded in count and
+# time.
+#
+# Knobs (environment): CONNS (10000), DURATION (60s), CONCURRENCY (100
+# visitors entering at once), BATCH_SIZE (10) and BATCH_INTERVAL (200ms): the
+# pace, SETTLE (5s), RAMP_TIMEOUT (180s), SOURCES (1: source addresses
+# 127.0.0.1..N for the client), START_PAUSED=1 (the line stands still until
+# the window, then every waiter is pushed at once), NOFILE (65536),
+# KEEP=1 (keep the work directory with logs and the JSON result), COMMIT.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+CONNS=${CONNS:-10000}
+DURATION=${DURATION:-60s}
+CONCURRENCY=${CONCURRENCY:-100}
+BATCH_SIZE=${BATCH_SIZE:-10}
+BATCH_INTERVAL=${BATCH_INTERVAL:-200ms}
+SETTLE=${SETTLE:-5s}
+RAMP_TIMEOUT=${RAMP_TIMEOUT:-180s}
+SOURCES=${SOURCES:-1}
+START_PAUSED=${START_PAUSED:-0}
+NOFILE=${NOFILE:-65536}
+ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+
+work=$(mktemp -d /tmp/waitroom-bench-ws.XXXXXX)
+redis_pid="" waitroom_pid=""
+cleanup() {
+	# Only the processes this script started, by pid.
+	for pid in $waitroom_pid $redis_pid; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in $waitroom_pid $redis_pid; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [[ ${KEEP:-0} == 1 ]]; then
+		echo "results kept in $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# One socket per waiter on each side, plus Redis and HTTP connections: raise
+# the limit for this shell and so for everything it starts. Raising the hard
+# limit needs root; without it, go as high as the hard limit allows.
+ulimit -Hn "$NOFILE" 2>/dev/null || true
+ulimit -n "$NOFILE" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+if (($(ulimit -n) < CONNS + 1000)); then
+	echo "bench_ws: open-file limit $(ulimit -n) is too low for $CONNS connections" >&2
+	exit 1
+fi
+
+# free_port picks a random port that no socket uses, below the ephemeral
+# range: tens of thousands of client sockets come and go from that range
+# during a run, and a listener cannot bind a port an outgoing connection holds.
+free_port() {
+	local p lo
+	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+	for _ in $(seq 50); do
+		p=$((10000 + RANDOM % (lo - 10000)))
+		if [[ -z $(ss -Htan "sport = :$p") ]]; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "bench_ws: no free port found" >&2
+	return 1
+}
+
+# wait_for runs a check every 0.1s, 100 times at most.
+wait_for() {
+	for _ in $(seq 100); do
+		if "$@" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+	done
+	echo "bench_ws: gave up waiting for: $*" >&2
+	return 1
+}
+
+echo "== building"
+go build -o "$work/waitroom" ./cmd/waitroom
+go build -o "$work/wsload" ./cmd/wsload
+
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+	--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
+redis_pid=$!
+wait_for redis-cli -p "$redis_port" ping
+
+wr_port=$(free_port)
+base=http://127.0.0.1:$wr_port
+"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn >"$work/waitroom.log" 2>&1 &
+waitroom_pid=$!
+wait_for curl -sf "$base/healthz"
+
+echo "== machine"
+echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+echo "go:     $(go version)"
+echo "redis:  $(redis-server --version)"
+echo "limits: open files $(ulimit -n); ephemeral ports $(tr '\t' '-' </proc/sys/net/ipv4/ip_local_port_range)"
+if [[ -z ${COMMIT:-} ]]; then
+	COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
+fi
+echo "commit: $COMMIT"
+# Other tenants' load skews everything here; say how busy the machine was.
+busy() {
+	local a b
+	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	sleep 3
+	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
+}
+echo "busy before the run (other processes, 3s): $(busy) of all cores"
+
+echo
+echo "== wsload: $CONNS waiters, $DURATION, pace $BATCH_SIZE every $BATCH_INTERVAL"
+paused=()
+[[ $START_PAUSED == 1 ]] && paused=(--start-paused)
+# wsload bounds itself (ramp + settle + duration + 30s); timeout is a backstop.
+timeout 20m "$work/wsload" --url "$base" --admin-token "$ADMIN_TOKEN" --room wsbench \
+	--conns "$CONNS" --concurrency "$CONCURRENCY" --duration "$DURATION" --settle "$SETTLE" \
+	--ramp-timeout "$RAMP_TIMEOUT" --sources "$SOURCES" \
+	--batch-size "$BATCH_SIZE" --batch-interval "$BATCH_INTERVAL" "${paused[@]}" \
+	--server-pid "$waitroom_pid" --redis-addr "127.0.0.1:$redis_port" \
+	>"$work/wsload.out" 2> >(tee "$work/wsload.log" >&2) || {
+	cat "$work/wsload.out"
+	echo "bench_ws: wsload failed" >&2
+	exit 1
+}
+head -n -1 "$work/wsload.out"
+tail -n 1 "$work/wsload.out" >"$work/wsload.json"
+
+echo
+echo "busy after the run (other processes, 3s): $(busy) of all cores"
+if grep -qvE '^\s*$' "$work/waitroom.log"; then
+	echo
+	echo "== waitroom log (warnings and errors, last 20 lines)"
+	tail -n 20 "$work/waitroom.log"
+fi
+echo
+echo "== JSON"
+cat "$work/wsload.json"
