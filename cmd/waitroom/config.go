@@ -12,6 +12,9 @@ import (
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/gate"
 )
 
 // config is everything waitroom reads at start, from flags and their
@@ -29,6 +32,11 @@ type config struct {
 	KafkaBrokers      string
 	KafkaTopic        string
 	KafkaResultsTopic string
+
+	Upstream     string
+	Protect      gate.PathList
+	GateComplete gate.PathList
+	GateRoom     string
 
 	EmbedDemoAddr string // the example shop that embeds the demo room; "" when off
 }
@@ -65,6 +73,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
 	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
+	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
+	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
+	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")
+	fs.StringVar(&c.GateRoom, "gate-room", "", "room whose line the gate sends visitors to")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
 		fs.PrintDefaults()
@@ -81,6 +93,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	if envErr != nil {
 		return c, envErr
 	}
+	// Patterns on the command line replace their environment twin's.
+	c.Protect.Seal()
+	c.GateComplete.Seal()
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -127,6 +142,19 @@ func (c *config) validate() error {
 		errs = append(errs, fmt.Errorf("--embed-demo-addr %q: %w", c.EmbedDemoAddr, err))
 	} else {
 		c.EmbedDemoAddr = addr
+	}
+	if c.Upstream != "" {
+		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--upstream %q: want an absolute http(s) URL", c.Upstream))
+		}
+		if len(c.Protect.Paths()) == 0 {
+			errs = append(errs, errors.New("--protect: at least one path pattern is required with --upstream"))
+		}
+		if !queue.ValidRoomID(c.GateRoom) {
+			errs = append(errs, fmt.Errorf("--gate-room %q: want a room id ([a-z0-9-]{1,64}) with --upstream", c.GateRoom))
+		}
+	} else if len(c.Protect.Paths()) > 0 || len(c.GateComplete.Paths()) > 0 || c.GateRoom != "" {
+		errs = append(errs, errors.New("--protect, --gate-complete and --gate-room only apply with --upstream"))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))

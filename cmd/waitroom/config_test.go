@@ -50,6 +50,10 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--log-level", "loud"}, env(), "--log-level"},
 		{[]string{"--redis-url", "redis://a:1,b"}, env(), "--redis-url"},
 		{[]string{"stray"}, env(), "unexpected argument"},
+		{[]string{"--upstream", "http://127.0.0.1:9"}, env(), "--protect"},
+		{[]string{"--upstream", "http://127.0.0.1:9", "--protect", "/checkout/*"}, env(), "--gate-room"},
+		{[]string{"--upstream", "ftp://x", "--protect", "/c/*", "--gate-room", "demo"}, env(), "--upstream"},
+		{[]string{"--protect", "/checkout/*"}, env(), "only apply with --upstream"},
 	} {
 		_, err := parseConfig(tc.args, tc.env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -70,5 +74,20 @@ func TestRedisOptions(t *testing.T) {
 	o, err = redisOptions("rediss://127.0.0.1:6380/3")
 	if err != nil || o.TLSConfig == nil || o.DB != 3 {
 		t.Fatalf("tls: %+v %v", o, err)
+	}
+}
+
+func TestConfigGateFlags(t *testing.T) {
+	c, err := parseConfig([]string{"--upstream", "http://127.0.0.1:9000", "--protect", "/checkout/*", "--protect", "/api/orders", "--gate-room", "demo"},
+		env("WAITROOM_PROTECT", "/ignored/*"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Protect.String(); got != "/checkout/*,/api/orders" {
+		t.Fatalf("protect %q: the command line must replace the environment twin", got)
+	}
+	c, err = parseConfig(nil, env("WAITROOM_UPSTREAM", "http://127.0.0.1:9000", "WAITROOM_PROTECT", "/checkout/*,/cart", "WAITROOM_GATE_ROOM", "demo"), io.Discard)
+	if err != nil || c.Protect.String() != "/checkout/*,/cart" {
+		t.Fatalf("from the environment: %q %v", c.Protect.String(), err)
 	}
 }

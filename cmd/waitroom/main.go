@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -23,6 +25,7 @@ import (
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/shop"
 )
 
@@ -121,6 +124,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 	httpSrv := srv.HTTPServer(cfg.Addr)
+	if cfg.Upstream != "" {
+		if httpSrv.Handler, err = gateHandler(cfg, srv, line, log); err != nil {
+			_ = ln.Close()
+			return err
+		}
+	}
 	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
 		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
 	if ready != nil {
@@ -233,4 +242,24 @@ func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, []string, func(),
 		}
 		stopBroker()
 	}, nil
+}
+
+// gateHandler puts the gate in front of the upstream checkout: waitroom's own
+// paths (and the demo shop) go to waitroom, everything else through the gate,
+// outside echo so waitroom's body limit and frame headers never touch
+// upstream traffic.
+func gateHandler(cfg config, srv *server.Server, line *queue.Line, log *slog.Logger) (http.Handler, error) {
+	up, err := url.Parse(cfg.Upstream)
+	if err != nil {
+		return nil, fmt.Errorf("gate: upstream: %w", err)
+	}
+	proxy, err := gate.NewProxy(gate.ProxyConfig{
+		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
+		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: gate.NewMeter(gate.MeterOptions{}), Logger: log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	log.Info("gate in front of the upstream", "upstream", cfg.Upstream, "protect", cfg.Protect.String(), "room", cfg.GateRoom)
+	return gate.Split(srv, proxy, append(slices.Clone(gate.WaitroomPaths), "/shop", "/shop/*"))
 }

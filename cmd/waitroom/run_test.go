@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -78,5 +80,63 @@ func TestRunRefusesBadConfig(t *testing.T) {
 	err := run(context.Background(), []string{"--addr", "x"}, func(string) string { return "" }, io.Discard, nil)
 	if err == nil || !strings.Contains(err.Error(), "--addr") {
 		t.Fatalf("run with a bad addr: %v", err)
+	}
+}
+
+// TestRunWithGate: with --upstream the gate stands in front of checkout;
+// waitroom's own pages still answer, unprotected paths pass, and a protected
+// path without a token never reaches the upstream.
+func TestRunWithGate(t *testing.T) {
+	var hits atomic.Int64
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		_, _ = io.WriteString(w, "upstream "+r.URL.Path)
+	}))
+	defer up.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	addrc := make(chan string, 1)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--data-dir", t.TempDir(), "--upstream", up.URL,
+			"--protect", "/checkout/*", "--gate-room", "demo"}, func(string) string { return "" }, io.Discard,
+			func(addr string) { addrc <- addr })
+	}()
+	var addr string
+	select {
+	case addr = <-addrc:
+	case err := <-done:
+		t.Fatalf("run: %v", err)
+	}
+	get := func(path, accept string) (int, string) {
+		req, _ := http.NewRequest("GET", "http://"+addr+path, nil)
+		req.Header.Set("Accept", accept)
+		res, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if code, body := get("/about", "text/html"); code != 200 || body != "upstream /about" {
+		t.Fatalf("unprotected path: %d %q", code, body)
+	}
+	if code, _ := get("/healthz", "application/json"); code != 200 {
+		t.Fatalf("waitroom's own path: %d", code)
+	}
+	before := hits.Load()
+	if code, _ := get("/checkout/pay", "text/html"); code != http.StatusFound {
+		t.Fatalf("browser without a token: %d, want a redirect to the line", code)
+	}
+	if code, _ := get("/checkout/pay", "application/json"); code != http.StatusTooManyRequests && code != http.StatusTooEarly {
+		t.Fatalf("API client without a token: %d", code)
+	}
+	if hits.Load() != before {
+		t.Fatal("a request without a valid token reached the upstream")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
