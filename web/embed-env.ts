@@ -46,7 +46,8 @@ export function embedEnv(base: Env, fetchFn: Fetch, key: string | null, keyInURL
 
 /**
  * cookiesStick sets a partitioned test cookie from script and reads it back:
- * a browser that refuses the frame's cookies refuses both kinds alike.
+ * a browser that refuses the frame's cookies refuses both kinds alike. path
+ * must be the document's, or document.cookie would not show it.
  */
 export function cookiesStick(doc: Document, path: string): boolean {
   const attrs = `; Path=${path}; SameSite=None; Secure; Partitioned`;

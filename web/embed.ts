@@ -41,7 +41,7 @@ function main(): void {
   const strings = readStrings();
   const page = new Page(root, strings, lang);
   const api = `/api/rooms/${encodeURIComponent(room)}/embed`;
-  const keyInURL = !cookiesStick(document, api + "/");
+  const cookiesOK = cookiesStick(document, location.pathname);
 
   // The parent sizes the frame to the content, so it never scrolls inside.
   let lastHeight = -1;
@@ -49,7 +49,8 @@ function main(): void {
     const h = Math.ceil(document.body.getBoundingClientRect().height);
     if (h !== lastHeight) post({ type: "waitroom:resize", height: (lastHeight = h) });
   };
-  new ResizeObserver(resize).observe(document.body);
+  if (typeof ResizeObserver === "function") new ResizeObserver(resize).observe(document.body);
+  else window.setInterval(resize, 500); // old browsers: still never a scrollbar for long
 
   let init: Init = { user_token: null, key: null };
   let key: string | null = null;
@@ -139,8 +140,11 @@ function main(): void {
     return t;
   }
 
+  let entering = 0; // a newer enter (a second click) supersedes an older one still on its way
   async function enter(): Promise<void> {
+    const mine = ++entering;
     conn?.stop();
+    conn = null;
     admittedSent = false;
     showOnly("connecting");
     for (const id of STATES) {
@@ -149,9 +153,11 @@ function main(): void {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        live(await enterOnce());
+        const t = await enterOnce();
+        if (mine === entering) live(t);
         return;
       } catch (e) {
+        if (mine !== entering) return;
         if (!(e instanceof Retryable)) {
           const msg = e instanceof Error ? e.message : String(e);
           const el = page.el("embed-error-message");
@@ -175,7 +181,8 @@ function main(): void {
       ticketURL: base,
       wsURL: wsURL(base),
       nextUpdateMs: first.next_update_ms,
-      env: embedEnv(browserEnv(), (u, i) => fetch(u, i), key, keyInURL),
+      // A user's key is never a cookie; an anonymous one is, where cookies stick.
+      env: embedEnv(browserEnv(), (u, i) => fetch(u, i), key, !cookiesOK || !key?.startsWith("a.")),
       hooks: { ticket: show, status: (s) => page.setStatus(s) },
     });
     conn.start();
