@@ -25,6 +25,7 @@ import (
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/shop"
 )
@@ -104,6 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Avail:      avail,
 		Intents:    ob,
 	})
+	dash := dashboard.New(dashboard.Deps{
+		Line: line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
+		Logger: log, Avail: avail, Outbox: ob,
+	})
+	dash.Register(srv.Echo())
+
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
@@ -131,7 +138,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
-		"waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
+		"waiting_page", cfg.PublicURL+"/rooms/demo", "dashboard", cfg.PublicURL+"/admin", "api", cfg.PublicURL+"/api/rooms/demo/enter")
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -145,6 +152,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	})
 	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
+	g.Go(func() error { return dash.Run(gctx) })
 	g.Go(func() error { return avail.Run(gctx, store.Probe) })
 	g.Go(func() error { return ob.Run(gctx) })
 	g.Go(func() error { return sh.RunConsumer(gctx) })
@@ -154,6 +162,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		srv.Close() // push sockets first: Shutdown does not close hijacked connections
+		dash.Close()
 		return httpSrv.Shutdown(sctx)
 	})
 	return g.Wait()
