@@ -102,7 +102,11 @@ func (h *Hub) coalesce(n notice) []batch {
 		b := batch{room: id}
 		take := func(tid string, t *ticket) {
 			b.add(tid, true)
-			t.next = now.Add(h.slot(t))
+			// A notice is off the ticket's schedule: keep its next slot, so a
+			// room-wide push does not line every ticket up on one tick.
+			if !now.Before(t.next) {
+				t.next = now.Add(h.slot(t))
+			}
 		}
 		if w.all {
 			for tid, t := range r.tickets {

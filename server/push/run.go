@@ -12,6 +12,13 @@ import (
 // maxParallelFetch bounds the rooms fetched at once within one tick.
 const maxParallelFetch = 8
 
+// maxFetch bounds the tickets of one Fetch (one Redis pipeline).
+const maxFetch = 256
+
+// dueSlack lets a ticket whose slot falls a hair after this tick be fetched
+// now rather than a whole tick late.
+const dueSlack = 25 * time.Millisecond
+
 // batch is one Fetch call: tickets of one room, each with whether its
 // update is pushed regardless of the tier throttle.
 type batch struct {
@@ -42,7 +49,16 @@ func (h *Hub) Run(ctx context.Context) error {
 			return nil
 		case <-t.Chan():
 			now := h.clock.Now()
-			h.fetchAll(ctx, h.due(now), now)
+			// Big rooms are fetched in chunks, with notices (admissions)
+			// served between them, so a tick with thousands of due tickets
+			// does not hold an admission back.
+			batches := chunk(h.due(now), maxFetch)
+			for len(batches) > 0 {
+				n := min(maxParallelFetch, len(batches))
+				h.fetchAll(ctx, batches[:n], now)
+				batches = batches[n:]
+				h.serveNotices(ctx)
+			}
 			if h.onTick != nil {
 				h.onTick()
 			}
@@ -68,13 +84,15 @@ func (h *Hub) due(now time.Time) []batch {
 		b := batch{room: id}
 		for tid, t := range r.tickets {
 			force := r.force || t.force
-			if !force && now.Before(t.next) {
+			if !force && now.Add(dueSlack).Before(t.next) {
 				continue
 			}
 			b.add(tid, force)
 			t.force = false
 			// Provisional: if the fetch fails, retry at the next slot, not every tick.
-			t.next = now.Add(h.slot(t))
+			if !now.Add(dueSlack).Before(t.next) {
+				t.next = now.Add(h.slot(t))
+			}
 		}
 		r.force = false
 		if len(b.tickets) > 0 {
@@ -142,14 +160,16 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 			continue // every connection left while fetching
 		}
 		t.state, t.interval = u.State, u.Interval
-		t.next = now.Add(h.slot(t))
+		if !b.force[i] || !now.Add(dueSlack).Before(t.next) {
+			t.next = now.Add(h.slot(t))
+		}
 		for c := range t.clients {
 			if c.kicked() {
 				continue
 			}
 			switch decide(c, u, now, b.force[i]) {
 			case send:
-				h.enqueue(c, u, now)
+				h.enqueue(c, u, now, b.force[i])
 			case later:
 				// Come back when this connection may have its next update.
 				t.next = minTime(t.next, c.lastSentAt.Add(u.Interval))
@@ -158,10 +178,16 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 	}
 }
 
-func (h *Hub) enqueue(c *client, u Update, now time.Time) {
+// enqueue queues u for c. A forced send (a notice: settings changed,
+// admission) does not move c's throttle clock, so a room-wide push leaves
+// the waiters' update schedules spread as they were.
+func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 	select {
 	case c.queue <- u.Payload:
-		c.lastSent, c.lastSentAt = u.Payload, now
+		c.lastSent = u.Payload
+		if !forced || c.lastSentAt.IsZero() {
+			c.lastSentAt = now
+		}
 		if final(u.State) && c.finalAt.IsZero() {
 			c.finalAt = now
 			h.finals[c] = struct{}{}
@@ -179,4 +205,26 @@ func minTime(a, b time.Time) time.Time {
 		return b
 	}
 	return a
+}
+
+// chunk splits batches so that no Fetch carries more than size tickets.
+func chunk(batches []batch, size int) []batch {
+	var out []batch
+	for _, b := range batches {
+		for len(b.tickets) > size {
+			out = append(out, batch{room: b.room, tickets: b.tickets[:size], force: b.force[:size]})
+			b = batch{room: b.room, tickets: b.tickets[size:], force: b.force[size:]}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// serveNotices handles the notices waiting now, without blocking.
+func (h *Hub) serveNotices(ctx context.Context) {
+	select {
+	case n := <-h.notices:
+		h.fetchAll(ctx, h.coalesce(n), h.clock.Now())
+	default:
+	}
 }

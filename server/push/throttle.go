@@ -35,7 +35,7 @@ func decide(c *client, u Update, now time.Time, forced bool) verdict {
 	if bytes.Equal(c.lastSent, u.Payload) {
 		return skip
 	}
-	if forced || final(u.State) || now.Sub(c.lastSentAt) >= u.Interval {
+	if forced || final(u.State) || now.Sub(c.lastSentAt)+dueSlack >= u.Interval {
 		return send
 	}
 	return later
