@@ -3,7 +3,7 @@ package queue
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
-	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events string
+	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events, activation string
 }
 
 func keysFor(prefix, room string) roomKeys {
@@ -20,9 +20,11 @@ func keysFor(prefix, room string) roomKeys {
 		stats:    b + "stats",
 		admits:   b + "admits",
 		events:   b + "events",
+		// activation is kept by queue/adaptive; listed so DeleteRoom removes it.
+		activation: b + "activation",
 	}
 }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.activation}
 }

@@ -239,8 +239,17 @@ func TestPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T) {
 		t.Fatalf("same interval: tick admitted %d on top of 4 fast-tracked", len(r.Admitted))
 	}
 	f.clock.Advance(200 * time.Millisecond)
-	if r := f.tick(t, "sale"); len(r.Admitted) != 4 {
+	r := f.tick(t, "sale")
+	if len(r.Admitted) != 4 {
 		t.Fatalf("next interval admitted %d, want 4", len(r.Admitted))
+	}
+	for _, w := range r.Waits {
+		if w != 200*time.Millisecond {
+			t.Fatalf("waits %v, want 200ms each (entered at t0, admitted 200 ms later)", r.Waits)
+		}
+	}
+	if len(r.Waits) != len(r.Admitted) {
+		t.Fatalf("%d waits for %d admissions", len(r.Waits), len(r.Admitted))
 	}
 }
 

@@ -26,7 +26,8 @@ type Stats struct {
 
 // TickResult is what one admission tick did.
 type TickResult struct {
-	Admitted  []string // ticket ids admitted this tick, in order
+	Admitted  []string        // ticket ids admitted this tick, in order
+	Waits     []time.Duration // how long each of them waited, same order
 	Abandoned int64
 	Reclaimed int64
 }

@@ -280,9 +280,10 @@ func (s *RedisStore) Tick(ctx context.Context, room string, st *Settings, now ti
 		return TickResult{}, fmt.Errorf("queue: tick %s: unexpected reply %v", room, res)
 	}
 	r := TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1])}
-	for _, v := range res[2:] {
-		if id, ok := v.(string); ok {
+	for i := 2; i+1 < len(res); i += 2 {
+		if id, ok := res[i].(string); ok {
 			r.Admitted = append(r.Admitted, id)
+			r.Waits = append(r.Waits, time.Duration(toInt(res[i+1]))*time.Millisecond)
 		}
 	}
 	return r, nil

@@ -12,7 +12,7 @@
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
 -- ARGV[9] configured rate (per s)  ARGV[10] event channel
 -- ARGV[11..] one jitter (ms) per admission slot, at least batch size of them
--- Returns {reclaimed, abandoned, admitted id...}.
+-- Returns {reclaimed, abandoned, then for each admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -41,7 +41,7 @@ for _, id in ipairs(gone) do
 end
 local abandoned = #gone
 
-local admitted = {}
+local admitted, waits = {}, {}
 if not paused then
   local tick = math.floor(now / interval)
   local b = redis.call('HMGET', KEYS[5], 't', 'u')
@@ -60,9 +60,11 @@ if not paused then
         abandoned = abandoned + 1
       else
         local o = now + tonumber(ARGV[11 + #admitted])
-        if mark(id, {st = 'admitted', a = now, o = o, x = o + ttl}) then
+        local rec = mark(id, {st = 'admitted', a = now, o = o, x = o + ttl})
+        if rec then
           redis.call('ZADD', KEYS[3], o + ttl, id)
           admitted[#admitted + 1] = id
+          waits[#waits + 1] = now - rec.e
           n = n - 1
         end
       end
@@ -99,5 +101,8 @@ end
 redis.call('HSET', KEYS[6], 'rate', rate)
 
 local out = {#expired, abandoned}
-for _, id in ipairs(admitted) do out[#out + 1] = id end
+for i, id in ipairs(admitted) do
+  out[#out + 1] = id
+  out[#out + 1] = waits[i]
+end
 return out
