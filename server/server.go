@@ -28,6 +28,8 @@ type Config struct {
 	Avail *queue.Availability
 	// Intents is the durable outbox of degraded mode; nil disables intents.
 	Intents intentStore
+	// Metrics serves /metrics (already guarded); nil leaves it out.
+	Metrics http.Handler
 }
 
 // Server routes requests to handlers.
@@ -107,6 +109,10 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	s.pageError = renderError
 
+	if cfg.Metrics != nil {
+		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
+	}
+
 	e.RouteNotFound("/*", func(c echo.Context) error {
 		return errorf(http.StatusNotFound, "not_found", "no such endpoint")
 	})
@@ -139,6 +145,9 @@ func (s *Server) Run(ctx context.Context) error {
 // Close ends every push connection cleanly so clients reconnect elsewhere;
 // http.Server.Shutdown does not close hijacked WebSocket connections.
 func (s *Server) Close() { s.hub.Close() }
+
+// PushStats reports the push hub's connections and messages, for metrics.
+func (s *Server) PushStats() push.Stats { return s.hub.Stats() }
 
 // Echo exposes the router so callers can mount more routes (the demo shop).
 func (s *Server) Echo() *echo.Echo { return s.e }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/gate"
+	"github.com/waitroom/waitroom/server/metrics"
 )
 
 // config is everything waitroom reads at start, from flags and their
@@ -32,6 +33,9 @@ type config struct {
 	KafkaBrokers      string
 	KafkaTopic        string
 	KafkaResultsTopic string
+
+	MetricsToken string
+	MetricsAllow string
 
 	Upstream     string
 	Protect      gate.PathList
@@ -73,6 +77,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
 	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
+	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token /metrics requires (optional)")
+	fs.StringVar(&c.MetricsAllow, "metrics-allow", "", "addresses or CIDRs allowed to scrape /metrics, comma-separated (default: loopback only, unless a token is set)")
 	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
 	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")
@@ -142,6 +148,9 @@ func (c *config) validate() error {
 		errs = append(errs, fmt.Errorf("--embed-demo-addr %q: %w", c.EmbedDemoAddr, err))
 	} else {
 		c.EmbedDemoAddr = addr
+	}
+	if _, err := metrics.ParseAllow(c.MetricsAllow); err != nil {
+		errs = append(errs, fmt.Errorf("--metrics-allow: %w", err))
 	}
 	if c.Upstream != "" {
 		if u, err := url.Parse(c.Upstream); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

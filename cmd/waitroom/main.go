@@ -22,11 +22,14 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/server/gate"
+	"github.com/waitroom/waitroom/server/metrics"
+	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/server/shop"
 )
 
@@ -84,30 +87,69 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	avail := queue.NewAvailability(nil, log)
 	rdb.AddHook(avail.Hook()) // every Redis call's outcome feeds the flag
 	store := queue.NewRedisStore(rdb, "wr:")
-	line := queue.NewLine(store, keys, queue.LineOptions{Logger: log})
+
+	// m and srv are set below; the closures that use them run only once the
+	// servers run.
+	var m *metrics.Metrics
+	var srv *server.Server
+	var meter *gate.Meter
+	var gateStats adaptive.GateStats // stays a nil interface without a gate
+	if cfg.Upstream != "" {
+		meter = gate.NewMeter(gate.MeterOptions{})
+		gateStats = meter
+	}
+	ctl := adaptive.New(rdb, "wr:", store, adaptive.Options{
+		Logger: log, Signal: adaptive.DefaultSignals(gateStats),
+		OnTransition: func(tr adaptive.Transition) { m.Transition(tr.Room, tr.Open) },
+	})
+	line := queue.NewLine(store, keys, queue.LineOptions{Logger: log, LineOpen: ctl.Open})
 	if embedded != nil {
 		if err := seedDemoRoom(ctx, line); err != nil {
 			return err
 		}
 	}
 
-	ob, brokers, closeKafka, err := openOutbox(cfg, log)
+	ob, brokers, closeKafka, err := openOutbox(cfg, log, func(_ int, err error) {
+		if err != nil {
+			m.KafkaPublishError()
+		}
+	})
 	if err != nil {
 		return err
 	}
 	defer closeKafka()
 
-	srv := server.New(line, server.Config{
+	src := metrics.Sources{Rooms: store, Avail: avail, Outbox: ob, Activation: ctl, Logger: log,
+		Hub: metrics.HubFunc(func() push.Stats { return srv.PushStats() })}
+	if meter != nil {
+		src.Gate = meter
+	}
+	if m, err = metrics.New(metrics.NewRegistry(), src); err != nil {
+		return err
+	}
+	rdb.AddHook(m.RedisHook())
+	allow, _ := metrics.ParseAllow(cfg.MetricsAllow) // checked with the config
+
+	srv = server.New(line, server.Config{
 		AdminToken: cfg.AdminToken,
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger:     log,
 		Ping:       func(ctx context.Context) error { return rdb.Ping(ctx).Err() },
 		Avail:      avail,
 		Intents:    ob,
+		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 	})
 	dash := dashboard.New(dashboard.Deps{
 		Line: line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger: log, Avail: avail, Outbox: ob,
+		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
+			st, ok := ctl.State(room)
+			reason := st.Reason
+			if st.SignalError != "" {
+				reason += "; " + st.SignalError
+			}
+			return dashboard.Activation{On: st.Open, Reason: reason}, ok
+		}),
 	})
 	dash.Register(srv.Echo())
 
@@ -132,7 +174,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	if cfg.Upstream != "" {
-		if httpSrv.Handler, err = gateHandler(cfg, srv, line, log); err != nil {
+		if httpSrv.Handler, err = gateHandler(cfg, srv, line, meter, log); err != nil {
 			_ = ln.Close()
 			return err
 		}
@@ -150,7 +192,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		return nil
 	})
-	g.Go(func() error { return queue.NewAdmitter(line).Run(gctx) })
+	adm := queue.NewAdmitter(line)
+	adm.OnTick = func(room string, _ queue.Settings, r queue.TickResult) {
+		for _, w := range r.Waits {
+			m.ObserveWait(room, w)
+		}
+	}
+	g.Go(func() error { return adm.Run(gctx) })
+	g.Go(func() error { return ctl.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return dash.Run(gctx) })
 	g.Go(func() error { return avail.Run(gctx, store.Probe) })
@@ -222,7 +271,7 @@ func seedDemoRoom(ctx context.Context, line *queue.Line) error {
 // openOutbox opens the degraded path's durable outbox under the data dir and
 // its Kafka clients, starting an in-process Kafka-protocol broker when no
 // brokers are given. The returned func closes the outbox, then the broker.
-func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, []string, func(), error) {
+func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.Outbox, []string, func(), error) {
 	brokers := cfg.brokers()
 	stopBroker := func() {}
 	if len(brokers) == 0 {
@@ -239,6 +288,7 @@ func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, []string, func(),
 	}
 	ob, err := outbox.Open(outbox.Config{
 		Dir: cfg.DataDir, Brokers: brokers, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic, Logger: log,
+		OnPass: onPass,
 	})
 	if err != nil {
 		stopBroker()
@@ -257,14 +307,14 @@ func openOutbox(cfg config, log *slog.Logger) (*outbox.Outbox, []string, func(),
 // paths (and the demo shop) go to waitroom, everything else through the gate,
 // outside echo so waitroom's body limit and frame headers never touch
 // upstream traffic.
-func gateHandler(cfg config, srv *server.Server, line *queue.Line, log *slog.Logger) (http.Handler, error) {
+func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.Meter, log *slog.Logger) (http.Handler, error) {
 	up, err := url.Parse(cfg.Upstream)
 	if err != nil {
 		return nil, fmt.Errorf("gate: upstream: %w", err)
 	}
 	proxy, err := gate.NewProxy(gate.ProxyConfig{
 		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
-		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: gate.NewMeter(gate.MeterOptions{}), Logger: log,
+		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: meter, Logger: log,
 	})
 	if err != nil {
 		return nil, err

@@ -57,6 +57,15 @@ func TestRunEmbeddedMode(t *testing.T) {
 	if err := json.Unmarshal(body, &tk); err != nil || tk["room"] != "demo" {
 		t.Fatalf("enter demo: %d %s", res.StatusCode, body)
 	}
+	res, err = http.Get("http://" + addr + "/metrics") // loopback is allowed by default
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(scrape), `waitroom_room_entered_total{room="demo"} 1`) {
+		t.Fatalf("metrics: %d\n%.2000s", res.StatusCode, scrape)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "signing-key.pem")); err != nil {
 		t.Fatalf("signing key not created: %v", err)
 	}
