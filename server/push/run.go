@@ -52,18 +52,13 @@ func (h *Hub) Run(ctx context.Context) error {
 			// Big rooms are fetched in chunks, with notices (admissions)
 			// served between them, so a tick with thousands of due tickets
 			// does not hold an admission back.
-			batches := chunk(h.due(now), maxFetch)
-			for len(batches) > 0 {
-				n := min(maxParallelFetch, len(batches))
-				h.fetchAll(ctx, batches[:n], now)
-				batches = batches[n:]
-				h.serveNotices(ctx)
-			}
+			h.fetchChunked(ctx, h.due(now), now, true)
 			if h.onTick != nil {
 				h.onTick()
 			}
 		case n := <-h.notices:
-			h.fetchAll(ctx, h.coalesce(n), h.clock.Now())
+			// A room-wide notice (settings changed) can be as big as a tick.
+			h.fetchChunked(ctx, h.coalesce(n), h.clock.Now(), true)
 		}
 	}
 }
@@ -220,11 +215,20 @@ func chunk(batches []batch, size int) []batch {
 	return out
 }
 
-// serveNotices handles the notices waiting now, without blocking.
-func (h *Hub) serveNotices(ctx context.Context) {
-	select {
-	case n := <-h.notices:
-		h.fetchAll(ctx, h.coalesce(n), h.clock.Now())
-	default:
+// fetchChunked fetches batches a few chunks at a time; with between set, it
+// serves the notices that came in meanwhile (admissions) after each step.
+func (h *Hub) fetchChunked(ctx context.Context, batches []batch, now time.Time, between bool) {
+	batches = chunk(batches, maxFetch)
+	for len(batches) > 0 {
+		n := min(maxParallelFetch, len(batches))
+		h.fetchAll(ctx, batches[:n], now)
+		batches = batches[n:]
+		if between && len(batches) > 0 {
+			select {
+			case n := <-h.notices:
+				h.fetchChunked(ctx, h.coalesce(n), h.clock.Now(), false)
+			default:
+			}
+		}
 	}
 }
