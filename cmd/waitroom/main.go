@@ -139,8 +139,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Intents:    ob,
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 	})
+	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
-		Line: line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
+		Waits: waits,
+		Line:  line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger: log, Avail: avail, Outbox: ob,
 		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			st, ok := ctl.State(room)
@@ -197,6 +199,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		for _, w := range r.Waits {
 			m.ObserveWait(room, w)
 		}
+		waits.Observe(room, r.Waits...)
 	}
 	g.Go(func() error { return adm.Run(gctx) })
 	g.Go(func() error { return ctl.Run(gctx) })
