@@ -161,7 +161,7 @@ var AdminFieldNames = []string{
 	"title", "message", "target_url",
 	"capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s",
 	"activation", "adaptive", "paused", "ends_at", "tiers",
-	"theme_color", "logo_url", "product_id", "product_name", "user_secret",
+	"theme_color", "logo_url", "product_id", "product_name", "allowed_embedders", "user_secret",
 }
 
 // adminFieldKind says how the form shows a field.

@@ -142,6 +142,13 @@ func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessa
 			return nil, nil
 		}
 		return json.Marshal(v)
+	case "allowed_embedders":
+		// Origins, separated by commas or spaces; the API checks each.
+		origins := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+		if len(origins) == 0 {
+			return nil, nil
+		}
+		return json.Marshal(origins)
 	}
 	if v = strings.TrimSpace(v); v == "" {
 		return nil, nil // as its placeholder says: the default
@@ -162,6 +169,7 @@ func settingsValues(s queue.Settings) map[string]string {
 		"activation":        s.Activation, "paused": strconv.FormatBool(s.Paused),
 		"theme_color": s.ThemeColor, "logo_url": s.LogoURL,
 		"product_id": s.ProductID, "product_name": s.ProductName,
+		"allowed_embedders": strings.Join(s.AllowedEmbedders, ", "),
 	}
 	if s.EndsAt != nil {
 		v["ends_at"] = s.EndsAt.UTC().Format(time.RFC3339)

@@ -188,3 +188,35 @@ func TestPagesSpeakKoreanAndRememberIt(t *testing.T) {
 		t.Errorf("client strings: %v", err)
 	}
 }
+
+// TestEditKeepsAllowedEmbedders: the embedders are a form field like the
+// rest, shown and sent back, so editing a room in the dashboard keeps them.
+func TestEditKeepsAllowedEmbedders(t *testing.T) {
+	site := newSite(t, siteOptions{})
+	b := site.browser()
+	b.signIn()
+	p := b.postForm("/admin/create", url.Values{"room": {"framed"}, "activation": {"always"},
+		"allowed_embedders": {"https://shop.example, http://localhost:8081"}})
+	if p.status != http.StatusSeeOther {
+		t.Fatalf("create: %d %.500s", p.status, p.body)
+	}
+	if got := site.getRoom("framed").AllowedEmbedders; strings.Join(got, " ") != "https://shop.example http://localhost:8081" {
+		t.Fatalf("stored embedders %q", got)
+	}
+	p = b.get("/admin/rooms/framed/edit")
+	shownValue := attr(t, p, `[data-testid="field-allowed_embedders"]`, "value")
+	if shownValue != "https://shop.example, http://localhost:8081" {
+		t.Fatalf("edit form shows %q", shownValue)
+	}
+	form := url.Values{"title": {"Framed"}, "activation": {"always"}, "allowed_embedders": {shownValue}}
+	if p := b.postForm("/admin/rooms/framed/edit", form); p.status != http.StatusSeeOther {
+		t.Fatalf("edit: %d %.500s", p.status, p.body)
+	}
+	if got := site.getRoom("framed"); got.Title != "Framed" || len(got.AllowedEmbedders) != 2 {
+		t.Fatalf("after edit %+v", got)
+	}
+	form.Set("allowed_embedders", "https://shop.example/path")
+	if p := b.postForm("/admin/rooms/framed/edit", form); p.status != http.StatusBadRequest {
+		t.Fatalf("an embedder that is no origin: %d", p.status)
+	}
+}
