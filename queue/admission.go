@@ -15,9 +15,14 @@ const roomListInterval = time.Second
 // of them together, so a slot is never admitted twice.
 type Admitter struct {
 	line *Line
+	// Degraded, when set, is the availability flag. While it is up the
+	// admission loop lets nobody in and drops nobody: the line's pages are
+	// on the accept page and cannot show a sign of life.
+	Degraded func() bool
 
-	mu    sync.Mutex
-	epoch string // Redis's data epoch as last seen
+	mu           sync.Mutex
+	epoch        string    // Redis's data epoch as last seen
+	lastDegraded time.Time // when this server was last seen degraded
 	// OnTick, when set, hears every tick's result (metrics, push).
 	OnTick func(room string, s Settings, r TickResult)
 }
@@ -86,7 +91,8 @@ func (a *Admitter) runRoom(ctx context.Context, room string) {
 		default:
 			a.line.remember(room, s, a.line.clock.Now())
 			interval = time.Duration(s.BatchIntervalMS) * time.Millisecond
-			r, err := a.line.Tick(ctx, room, &s)
+			eff := a.effective(s)
+			r, err := a.line.Tick(ctx, room, &eff)
 			if err != nil {
 				if !failing && ctx.Err() == nil {
 					a.line.log.Warn("admission: tick", "room", room, "err", err)
@@ -133,4 +139,29 @@ func (a *Admitter) checkEpoch(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// neverAbandon is an abandon_after_s that drops nobody.
+const neverAbandon = int64(1) << 31
+
+// effective is what a tick runs with: paused and dropping nobody while
+// degraded, and dropping nobody for abandon_after_s after it, since waiters
+// could not show a sign of life during the outage; their last sign counts
+// from the recovery.
+func (a *Admitter) effective(s Settings) Settings {
+	if a.Degraded == nil {
+		return s
+	}
+	now := a.line.clock.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.Degraded() {
+		a.lastDegraded = now
+		s.Paused, s.AbandonAfterS = true, neverAbandon
+		return s
+	}
+	if !a.lastDegraded.IsZero() && now.Sub(a.lastDegraded) < time.Duration(s.AbandonAfterS)*time.Second {
+		s.AbandonAfterS = neverAbandon
+	}
+	return s
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -84,7 +85,16 @@ func (a *Availability) State() AvailabilityState {
 // Record counts one Redis call's outcome. Only errors that mean Redis cannot
 // be reached count as failures; a script's own error or a missing key is an
 // answer, so it counts as success.
-func (a *Availability) Record(err error) {
+func (a *Availability) Record(err error) { a.record(err, false) }
+
+// RecordProbe counts one probe's outcome (Run calls it every 500 ms).
+func (a *Availability) RecordProbe(err error) { a.record(err, true) }
+
+// record counts one outcome. Any call's failure counts towards degraded
+// mode and any call's answer breaks a run of failures, but only probes count
+// towards recovery: they come every 500 ms, so "four answers in a row" means
+// two seconds of steady answers, not four calls in a burst of traffic.
+func (a *Availability) record(err error, probe bool) {
 	a.mu.Lock()
 	if err != nil && Unreachable(err) {
 		a.successes = 0
@@ -96,7 +106,9 @@ func (a *Availability) Record(err error) {
 		}
 	} else {
 		a.failures = 0
-		a.successes++
+		if probe {
+			a.successes++
+		}
 		if !a.redisUp && a.successes >= successesToRecover {
 			a.redisUp = true
 			a.log.Info("redis answers again: leaving degraded mode")
@@ -126,11 +138,15 @@ func (a *Availability) Force(on *bool) {
 // and released here.
 func (a *Availability) apply() {
 	want := !a.redisUp
-	if a.forced != nil {
-		want = *a.forced
-		if want {
-			a.reason = "forced by an operator (drill)"
-		}
+	switch {
+	case a.forced != nil && *a.forced:
+		want, a.reason = true, "forced by an operator (drill)"
+	case a.forced != nil:
+		want, a.reason = false, "forced off by an operator (drill)"
+	case a.redisUp:
+		a.reason = "redis answers"
+	case !strings.HasPrefix(a.reason, "redis unreachable"):
+		a.reason = "redis unreachable"
 	}
 	changed := a.degraded.Load() != want
 	var fns []func(bool)
@@ -157,7 +173,7 @@ func (a *Availability) Run(ctx context.Context, probe Probe) error {
 			return nil
 		case <-a.clock.After(pingInterval):
 		}
-		pctx, cancel := context.WithTimeout(ctx, pingTimeout)
+		pctx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, true), pingTimeout)
 		drill, err := probe(pctx)
 		cancel()
 		if ctx.Err() != nil {
@@ -166,7 +182,7 @@ func (a *Availability) Run(ctx context.Context, probe Probe) error {
 		if err == nil {
 			a.setDrill(drill)
 		}
-		a.Record(err)
+		a.RecordProbe(err)
 	}
 }
 
@@ -185,22 +201,19 @@ func (a *Availability) Hook() redis.Hook { return availabilityHook{a} }
 
 type availabilityHook struct{ a *Availability }
 
-// DialHook records failed dials at once: a killed Redis refuses connections,
-// and go-redis's retries would otherwise hide that for a while.
-func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := next(ctx, network, addr)
-		if err != nil && ctx.Err() == nil {
-			h.a.Record(err)
-		}
-		return conn, err
-	}
+func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// probeKey marks the probe's calls: Run records them itself, once.
+type probeKey struct{}
+
+func counted(ctx context.Context) bool {
+	return ctx.Value(probeKey{}) == nil && !errors.Is(ctx.Err(), context.Canceled)
 }
 
 func (h availabilityHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if !errors.Is(ctx.Err(), context.Canceled) {
+		if counted(ctx) {
 			h.a.Record(err)
 		}
 		return err
@@ -210,7 +223,7 @@ func (h availabilityHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook 
 func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
-		if !errors.Is(ctx.Err(), context.Canceled) {
+		if counted(ctx) {
 			h.a.Record(err)
 		}
 		return err
@@ -222,6 +235,13 @@ func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) {
 		return false
+	}
+	// Redis answering that it cannot serve yet (replaying its AOF, a
+	// replica without its master, a cluster re-sharding) is not an answer.
+	for _, p := range []string{"LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN"} {
+		if strings.HasPrefix(err.Error(), p+" ") {
+			return true
+		}
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||

@@ -49,9 +49,11 @@ func newDegradedEnv(t *testing.T) *degradedEnv {
 	ts := httptest.NewServer(srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 4)
+	adm := queue.NewAdmitter(line)
+	adm.Degraded = avail.Degraded
 	for _, run := range []func(context.Context) error{
 		func(ctx context.Context) error { return avail.Run(ctx, store.Probe) },
-		queue.NewAdmitter(line).Run, srv.Run, ob.Run,
+		adm.Run, srv.Run, ob.Run,
 	} {
 		go func() { _ = run(ctx); done <- struct{}{} }()
 	}

@@ -195,6 +195,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return nil
 	})
 	adm := queue.NewAdmitter(line)
+	adm.Degraded = avail.Degraded
 	adm.OnTick = func(room string, _ queue.Settings, r queue.TickResult) {
 		for _, w := range r.Waits {
 			m.ObserveWait(room, w)
