@@ -490,3 +490,17 @@ func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
 		t.Fatalf("active %d: entries while closed must still count against capacity", st.Active)
 	}
 }
+
+func TestSwitchingActivationOffDrainsTheLine(t *testing.T) {
+	f := newFixture(t, "", nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true; s.BatchSize = 2 })
+	waiter := f.enter(t, "sale", "v:waiter")
+	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 2 })
+	if tk := f.enter(t, "sale", "v:newcomer"); tk.State != queue.StateAdmitted {
+		t.Fatalf("newcomer with activation off: %s", tk.State)
+	}
+	f.clock.Advance(200 * time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 1 || r.Admitted[0] != waiter.ID {
+		t.Fatalf("tick admitted %v: the waiter from before must not be stranded", r.Admitted)
+	}
+}

@@ -256,8 +256,8 @@ func (s *RedisStore) Active(ctx context.Context, room, id string, now time.Time)
 func (s *RedisStore) Tick(ctx context.Context, room string, st *Settings, now time.Time, jitters []time.Duration) (TickResult, error) {
 	k := keysFor(s.prefix, room)
 	paused := "0"
-	if st.Paused || st.Activation == ActivationOff {
-		paused = "1"
+	if st.Paused {
+		paused = "1" // activation "off" still drains the waiters from before at the pace
 	}
 	args := []any{
 		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,

@@ -1,6 +1,10 @@
 package queue
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+)
 
 // Ticket states as the API shows them.
 const (
@@ -26,6 +30,15 @@ type Ticket struct {
 	OrderableAt   time.Time // admission time + jitter
 	ExpiresAt     time.Time // OrderableAt + session TTL
 	Rate          float64   // measured admissions per second over the last minute; 0 if none
+}
+
+// VisitorIdentity is the line's name for the visitor whose cookie holds id.
+// It is a hash, not the cookie itself, because the identity becomes the
+// entry token's sub, and tokens travel in URLs, logs and to checkout: the
+// cookie must not be readable from a token.
+func VisitorIdentity(cookie string) string {
+	sum := sha256.Sum256([]byte("waitroom-visitor\x00" + cookie))
+	return "v:" + hex.EncodeToString(sum[:16])
 }
 
 // Subject is the identity as it goes into the entry token's sub claim.

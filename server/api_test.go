@@ -395,3 +395,30 @@ func TestJWKSVerifiesIssuedTokens(t *testing.T) {
 		t.Fatalf("token header %v, jwks %v: %v", parsed.Header, set.Keys, err)
 	}
 }
+
+// TestTokenDoesNotCarryTheVisitorCookie: a token's sub names the visitor
+// without being its cookie, so whoever sees a token cannot become the visitor.
+func TestTokenDoesNotCarryTheVisitorCookie(t *testing.T) {
+	e := newEnv(t)
+	e.putRoom("sale", `{}`)
+	b := e.browser()
+	r := e.do(b, "POST", "/api/rooms/sale/enter", "")
+	tok, _ := r.body["token"].(string)
+	claims := jwt.MapClaims{}
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, claims); err != nil {
+		t.Fatal(err)
+	}
+	var cookie string
+	for _, c := range b.Jar.Cookies(mustURL(e.url)) {
+		if c.Name == "wr_vid" {
+			cookie = c.Value
+		}
+	}
+	if cookie == "" || claims["sub"] == cookie || len(claims["sub"].(string)) != 32 {
+		t.Fatalf("sub %v, cookie %q", claims["sub"], cookie)
+	}
+	// Using the sub as a cookie gets someone else's (a new) identity, not the ticket.
+	thief := e.browser()
+	thief.Jar.SetCookies(mustURL(e.url), []*http.Cookie{{Name: "wr_vid", Value: claims["sub"].(string), Path: "/"}})
+	wantError(t, e.do(thief, "GET", "/api/rooms/sale/tickets/"+r.body["ticket"].(string), ""), 404, "ticket_not_found")
+}

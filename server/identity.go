@@ -54,14 +54,14 @@ func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken strin
 		return ids.fromUserToken(s, userToken)
 	}
 	if v := visitorID(c); v != "" {
-		return "v:" + v, nil
+		return queue.VisitorIdentity(v), nil
 	}
 	v := queue.RandomID()
 	c.SetCookie(&http.Cookie{
 		Name: visitorCookie, Value: v, Path: "/", MaxAge: 86400, HttpOnly: true,
 		Secure: ids.secure, SameSite: http.SameSiteLaxMode,
 	})
-	return "v:" + v, nil
+	return queue.VisitorIdentity(v), nil
 }
 
 // forRead returns the identity of a request that reads or changes a ticket,
@@ -74,7 +74,7 @@ func (ids identities) forRead(c echo.Context, s queue.Settings) (string, error) 
 		return ids.fromUserToken(s, t)
 	}
 	if v := visitorID(c); v != "" {
-		return "v:" + v, nil
+		return queue.VisitorIdentity(v), nil
 	}
 	return "", nil
 }

@@ -73,7 +73,7 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 }
 
 func (b lineBackend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, error) {
-	t, s, err := b.line.Enter(ctx, b.room, "v:"+visitor)
+	t, s, err := b.line.Enter(ctx, b.room, queue.VisitorIdentity(visitor))
 	if err != nil {
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
 	}
