@@ -86,8 +86,11 @@ type leaver interface {
 }
 
 // handleLeave: DELETE /api/rooms/:room/tickets/:ticket
-func handleLeave(line leaver, ids identities) echo.HandlerFunc {
+func handleLeave(line leaver, ids identities, deg degradeFlag) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if deg.Degraded() {
+			return errUnavailable // the line is in Redis; try again when it answers
+		}
 		room, err := roomParam(c)
 		if err != nil {
 			return err

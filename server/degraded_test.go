@@ -1,8 +1,10 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -171,6 +173,25 @@ func TestDrillForcesDegradedMode(t *testing.T) {
 	if r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", ""); r.body["state"] != "bypassed" {
 		t.Fatalf("during the drill: %s", r.raw)
 	}
+	// A push connection opened now starts with the bypassed answer, and
+	// leaving waits for Redis.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", e.url+"/api/rooms/sale/tickets/0123456789abcdef0123456789abcdef/events", nil)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(res.Body)
+	line, _ := br.ReadString('\n')
+	for !strings.HasPrefix(line, "data:") && line != "" {
+		line, _ = br.ReadString('\n')
+	}
+	res.Body.Close()
+	if !strings.Contains(line, `"state":"bypassed"`) || !strings.Contains(line, `"accept_url":"/rooms/sale/accept"`) {
+		t.Fatalf("first event during the drill: %q", line)
+	}
+	wantError(t, e.do(e.browser(), "DELETE", "/api/rooms/sale/tickets/0123456789abcdef0123456789abcdef", ""), 503, "unavailable")
 	wantError(t, e.admin("POST", "/admin/api/degrade", `{"on": "yes"}`), 400, "invalid")
 	if r := e.admin("POST", "/admin/api/degrade", `{"on": null}`); r.body["degraded"] != false {
 		t.Fatalf("drill off: %s", r.raw)

@@ -15,8 +15,8 @@ func mountEmbed(e *echo.Echo, api *echo.Group, line *queue.Line, ids identities,
 	e.GET("/embed/rooms/:room", handleEmbedPage(line, deg))
 	api.POST("/rooms/:room/embed/enter", handleEnter(line, eids, deg))
 	api.GET("/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg))
-	api.DELETE("/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids))
-	api.GET("/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, hub, false))
-	api.GET("/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, hub, true))
+	api.DELETE("/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg))
+	api.GET("/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, false))
+	api.GET("/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, true))
 	e.GET(embedSDKPath, handleEmbedSDK())
 }

@@ -68,15 +68,34 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 	return out, nil
 }
 
+// pushFirst is a push connection's first message. While degraded it is the
+// bypassed answer, without asking Redis: the page then moves to the accept
+// page over the connection it opened.
+func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, v ticketJSON, err error) {
+	if deg.Degraded() {
+		if room, err = roomParam(c); err != nil {
+			return "", "", v, err
+		}
+		id = c.Param("ticket")
+		if !validTicketID(id) {
+			return "", "", v, errTicketNotFound
+		}
+		v, err = bypassed(line, room, id)
+		return room, id, v, err
+	}
+	t, s, err := ownTicket(c, line, ids)
+	if err != nil {
+		return "", "", v, err
+	}
+	v, err = newTicketJSON(line, t, &s)
+	return t.Room, t.ID, v, err
+}
+
 // handlePush: GET /api/rooms/:room/tickets/:ticket/ws and …/events. Same
 // visitor check as the status endpoint; the first message is sent at once.
-func handlePush(line statusReader, ids identities, hub *push.Hub, sse bool) echo.HandlerFunc {
+func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hub, sse bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		t, s, err := ownTicket(c, line, ids)
-		if err != nil {
-			return err
-		}
-		v, err := newTicketJSON(line, t, &s)
+		room, id, v, err := pushFirst(c, line, ids, deg)
 		if err != nil {
 			return err
 		}
@@ -88,7 +107,7 @@ func handlePush(line statusReader, ids identities, hub *push.Hub, sse bool) echo
 		if sse {
 			serve = hub.ServeSSE
 		}
-		err = serve(c.Response(), c.Request(), t.Room, t.ID, first)
+		err = serve(c.Response(), c.Request(), room, id, first)
 		if errors.Is(err, push.ErrClosed) {
 			return errUnavailable
 		}

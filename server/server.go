@@ -80,9 +80,9 @@ func New(line *queue.Line, cfg Config) *Server {
 	api := e.Group("/api")
 	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
-	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids))
-	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, s.hub, false))
-	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, s.hub, true))
+	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
+	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, s.hub, false))
+	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, s.hub, true))
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
 
