@@ -175,14 +175,12 @@ func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settin
 		return Ticket{}, Settings{}, err
 	}
 	now := l.clock.Now()
-	if s.Closed(now) {
-		return Ticket{Room: room, State: StateClosed}, s, nil
-	}
 	eff := s
 	if s.Activation == ActivationAdaptive && l.open != nil && !l.open(room) {
 		// The line is closed while checkout is cool: admit at once, with
-		// capacity still counted and a token still issued, as with "off".
-		eff.Activation = ActivationOff
+		// capacity still counted and a token still issued; but never ahead
+		// of people still waiting from when it was open.
+		eff.Activation = activationLineClosed
 	}
 	t, err := l.store.Enter(ctx, room, &eff, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond))
 	return t, s, err

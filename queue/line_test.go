@@ -370,13 +370,18 @@ func TestStatusIsOnlyForTheOwner(t *testing.T) {
 
 func TestClosedRoomAnswersClosed(t *testing.T) {
 	f := newFixture(t, "", nil)
-	f.room(t, "sale", func(s *queue.Settings) { end := t0.Add(time.Minute); s.EndsAt = &end })
+	f.room(t, "sale", func(s *queue.Settings) { end := t0.Add(time.Minute); s.EndsAt = &end; s.BatchSize = 1 })
 	if tk := f.enter(t, "sale", "v:a"); tk.State != queue.StateAdmitted {
 		t.Fatalf("before ends_at: %s", tk.State)
 	}
+	waiter := f.enter(t, "sale", "v:waiter")
 	f.clock.Advance(time.Minute)
 	if tk := f.enter(t, "sale", "v:b"); tk.State != queue.StateClosed {
 		t.Fatalf("after ends_at: %s", tk.State)
+	}
+	// Someone already in line keeps the place: ends_at closes the door only.
+	if tk := f.enter(t, "sale", "v:waiter"); tk.ID != waiter.ID || tk.State != queue.StateWaiting || tk.Position != 1 {
+		t.Fatalf("waiter after ends_at: %+v", tk)
 	}
 }
 
@@ -476,6 +481,20 @@ func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
 			t.Fatalf("closed line: entry %d %s", i, tk.State)
 		}
 	}
+	// People still waiting from an open line keep their turn when it closes.
+	open = true
+	f.clock.Advance(200 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		f.enter(t, "sale", fmt.Sprintf("v:queued%d", i))
+	}
+	open = false
+	if tk := f.enter(t, "sale", "v:late"); tk.State != queue.StateWaiting {
+		t.Fatalf("closed line with people waiting let a newcomer in: %s", tk.State)
+	}
+	for i := 0; i < 3; i++ {
+		f.clock.Advance(200 * time.Millisecond)
+		f.tick(t, "sale")
+	}
 	open = true
 	f.clock.Advance(200 * time.Millisecond)
 	var states []string
@@ -486,7 +505,7 @@ func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
 		t.Fatalf("open line: %v, want the pace to hold", states)
 	}
 	st, _ := f.store.Stats(context.Background(), "sale", f.clock.Now())
-	if st.Active != 7 {
+	if st.Active != 11 {
 		t.Fatalf("active %d: entries while closed must still count against capacity", st.Active)
 	}
 }

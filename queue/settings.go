@@ -18,6 +18,10 @@ const (
 	ActivationAdaptive = "adaptive"
 )
 
+// activationLineClosed is never stored: it is what an adaptive room whose
+// line is closed enters with.
+const activationLineClosed = "adaptive (line closed)"
+
 // Signals an adaptive room can read.
 const (
 	SignalPrometheus   = "prometheus"    // a PromQL instant query, e.g. checkout CPU

@@ -140,8 +140,12 @@ func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, ident
 	k := keysFor(s.prefix, room)
 	mode := "line"
 	switch {
+	case st.Closed(now):
+		mode = "closed"
 	case st.Activation == ActivationOff:
 		mode = "open"
+	case st.Activation == activationLineClosed:
+		mode = "open_if_empty"
 	case st.Paused:
 		mode = "paused"
 	}
@@ -157,6 +161,9 @@ func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, ident
 		return Ticket{}, fmt.Errorf("queue: enter: unexpected reply %v", res)
 	}
 	id, _ := res[0].(string)
+	if id == "" {
+		return Ticket{Room: room, State: StateClosed}, nil
+	}
 	return decodeTicket(room, id, res[1], res[2], res[3], res[4], now)
 }
 

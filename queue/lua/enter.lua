@@ -9,10 +9,13 @@
 -- KEYS[8] stats     HASH counters and the measured rate
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- ARGV[1] identity  ARGV[2] new ticket id  ARGV[3] now (ms)
--- ARGV[4] mode: "line" (the line is on), "open" (activation off), "paused"
+-- ARGV[4] mode: "line" (the line is on), "open" (activation off), "paused",
+--   "open_if_empty" (an adaptive room whose line is closed: in at once unless
+--   people still wait), "closed" (the room has ended: only live tickets return)
 -- ARGV[5] capacity  ARGV[6] batch size  ARGV[7] batch interval (ms)
 -- ARGV[8] orderable_at for a fast-tracked ticket (ms)  ARGV[9] session ttl (ms)
--- Returns {ticket id, record JSON, rank (-1 unless waiting), waiting count, rate}.
+-- Returns {ticket id, record JSON, rank (-1 unless waiting), waiting count, rate},
+-- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket.
 local identity, id, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local mode = ARGV[4]
 local capacity, size, interval = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -42,11 +45,13 @@ if existing then
   end
 end
 
+if mode == 'closed' then return {'', '', -1, 0, '0'} end
+
 local seq = redis.call('INCR', KEYS[3])
 redis.call('HINCRBY', KEYS[8], 'entered_total', 1)
 local rec = {i = identity, s = seq, st = 'waiting', e = now}
 
-local admit = (mode == 'open')
+local admit = (mode == 'open') or (mode == 'open_if_empty' and redis.call('ZCARD', KEYS[4]) == 0)
 if mode == 'line' and redis.call('ZCARD', KEYS[4]) == 0 then
   -- Fast track: only into an empty line, within capacity and this tick's budget.
   local tick = math.floor(now / interval)
