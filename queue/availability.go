@@ -254,17 +254,9 @@ func Unreachable(err error) bool {
 // is gone, instead of retrying with backoff: the availability flag then
 // switches to degraded mode before visitors give up. Timeouts stay well above
 // Redis's normal sub-millisecond answers.
-func FailFast(o *redis.Options) *redis.Options {
-	o.MaxRetries = 1
-	o.DialTimeout = 250 * time.Millisecond
-	o.ReadTimeout = 500 * time.Millisecond
-	o.WriteTimeout = 500 * time.Millisecond
-	o.PoolTimeout = 500 * time.Millisecond
-	return o
-}
-
-// FailFastUniversal is FailFast for cluster and sentinel clients.
-func FailFastUniversal(o *redis.UniversalOptions) *redis.UniversalOptions {
+// It takes UniversalOptions, which serve a single server as well as
+// Sentinel and Cluster.
+func FailFast(o *redis.UniversalOptions) *redis.UniversalOptions {
 	o.MaxRetries = 1
 	o.DialTimeout = 250 * time.Millisecond
 	o.ReadTimeout = 500 * time.Millisecond

@@ -1,14 +1,11 @@
 package queue
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 )
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
 
 // jsonFieldError turns a decoding error into a FieldError naming the field.
 func jsonFieldError(err error) error {

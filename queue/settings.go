@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -302,7 +303,7 @@ func (s *Settings) Closed(now time.Time) bool {
 // DecodeStrict decodes one JSON object into v, refusing unknown fields, and
 // returns a *FieldError naming what is wrong.
 func DecodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytesReader(data))
+	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return jsonFieldError(err)

@@ -141,8 +141,8 @@ func TestEnterStatusAndTicketShape(t *testing.T) {
 			t.Fatalf("ticket JSON lacks %q: %s", k, first.raw)
 		}
 	}
-	if !strings.HasPrefix(first.body["redirect_url"].(string), "https://shop.test/checkout?wr_token=") &&
-		!strings.Contains(first.body["redirect_url"].(string), "x=1") {
+	if ru := first.body["redirect_url"].(string); !strings.HasPrefix(ru, "https://shop.test/checkout?") ||
+		!strings.Contains(ru, "wr_token="+first.body["token"].(string)) || !strings.Contains(ru, "x=1") {
 		t.Fatalf("redirect_url %v", first.body["redirect_url"])
 	}
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z07:00", first.body["orderable_at"].(string)); err != nil {

@@ -109,14 +109,14 @@ func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 func startBrowserSiteOwnRedis(t *testing.T) (*browserSite, *redistest.Server) {
 	t.Helper()
 	rs := redistest.Start(t)
-	rdb := redis.NewClient(queue.FailFast(&redis.Options{Addr: rs.Addr()}))
+	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	return startBrowserSiteOn(t, browserBlock{}, rdb, rdb), rs
 }
 
 // startBrowserSiteOn starts the site on rdb; with probed set, the
 // availability flag hears every call on it and probes it every 500 ms.
-func startBrowserSiteOn(t *testing.T, block browserBlock, rdb *redis.Client, probed *redis.Client) *browserSite {
+func startBrowserSiteOn(t *testing.T, block browserBlock, rdb, probed redis.UniversalClient) *browserSite {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(newBrowserLogWriter(t), &slog.HandlerOptions{Level: slog.LevelWarn}))
 	keys, err := token.Generate()

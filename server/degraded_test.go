@@ -32,7 +32,7 @@ type degradedEnv struct {
 func newDegradedEnv(t *testing.T) *degradedEnv {
 	t.Helper()
 	rs := redistest.Start(t)
-	rdb := redis.NewClient(queue.FailFast(&redis.Options{Addr: rs.Addr()}))
+	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	avail := queue.NewAvailability(nil, nil)
 	rdb.AddHook(avail.Hook())

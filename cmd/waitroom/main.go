@@ -241,13 +241,13 @@ func openRedis(cfg config, log *slog.Logger) (redis.UniversalClient, io.Closer, 
 		}
 		log.Warn("EMBEDDED MODE: no --redis-url given, so an in-process Redis-protocol server (miniredis) holds the line; data lives in memory and is lost on exit. Give --redis-url for production.",
 			"redis_addr", mr.Addr())
-		return redis.NewClient(queue.FailFast(&redis.Options{Addr: mr.Addr()})), closerFunc(mr.Close), nil
+		return redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{mr.Addr()}})), closerFunc(mr.Close), nil
 	}
 	opts, err := redisOptions(cfg.RedisURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: --redis-url: %w", err)
 	}
-	rdb := redis.NewUniversalClient(queue.FailFastUniversal(opts))
+	rdb := redis.NewUniversalClient(queue.FailFast(opts))
 	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
 	return rdb, nil, nil
 }
