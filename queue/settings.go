@@ -76,7 +76,35 @@ type Settings struct {
 	// AllowedEmbedders are the origins (scheme://host[:port], as a browser
 	// writes them) whose pages may frame the room's embed.
 	AllowedEmbedders []string `json:"allowed_embedders,omitempty"`
+	// BotProtection is what a place in line costs a client.
+	BotProtection BotProtection `json:"bot_protection"`
+	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no cap.
+	MaxQuantity int64 `json:"max_quantity,omitempty"`
 }
+
+// Proof-of-work switch values of BotProtection.ProofOfWork.
+const (
+	ProofOfWorkOn  = "on"
+	ProofOfWorkOff = "off"
+)
+
+// DefaultPowCost is the work a new room asks of each entering client.
+const DefaultPowCost = 50_000
+
+// BotProtection makes a place cost a script real work and a person nothing
+// they notice. The per-IP limits are off (0) by default: behind a carrier-grade
+// NAT thousands of real shoppers share one address.
+type BotProtection struct {
+	ProofOfWork string `json:"proof_of_work"` // "on" or "off"
+	PowCost     int64  `json:"pow_cost"`
+	// EntersPerIPPerMinute limits enter calls per client IP (IPv6 per /64).
+	EntersPerIPPerMinute int64 `json:"enters_per_ip_per_minute,omitempty"`
+	// PlacesPerIP limits the live places (waiting or admitted) per client IP.
+	PlacesPerIP int64 `json:"places_per_ip,omitempty"`
+}
+
+// PowOn reports whether entering needs a proof-of-work solution.
+func (b BotProtection) PowOn() bool { return b.ProofOfWork != ProofOfWorkOff }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -105,6 +133,7 @@ func DefaultSettings() Settings {
 		Tiers:           DefaultTiers(),
 		TargetURL:       "/shop",
 		Activation:      ActivationAlways,
+		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost},
 	}
 }
 
@@ -192,6 +221,12 @@ func (s *Settings) Validate() error {
 	}
 	if err := s.validateAdaptive(); err != nil {
 		return err
+	}
+	if err := s.BotProtection.validate(); err != nil {
+		return err
+	}
+	if s.MaxQuantity < 0 || s.MaxQuantity > 1_000_000 {
+		return bad("max_quantity", "must be between 0 (no cap) and 1000000")
 	}
 	if len(s.AllowedEmbedders) > 20 {
 		return bad("allowed_embedders", "must list at most 20 origins")
@@ -346,6 +381,27 @@ func (s *Settings) validateAdaptive() error {
 		return bad("window_s", "must be between 1 and 3600")
 	case a.WindowsToClose < 1 || a.WindowsToClose > 100:
 		return bad("windows_to_close", "must be between 1 and 100")
+	}
+	return nil
+}
+
+func (b *BotProtection) validate() error {
+	bad := func(field, msg string) error { return &FieldError{Field: "bot_protection." + field, Message: msg} }
+	if b.ProofOfWork == "" {
+		b.ProofOfWork = ProofOfWorkOn
+	}
+	if b.PowCost == 0 {
+		b.PowCost = DefaultPowCost
+	}
+	switch {
+	case b.ProofOfWork != ProofOfWorkOn && b.ProofOfWork != ProofOfWorkOff:
+		return bad("proof_of_work", `must be "on" or "off"`)
+	case b.PowCost < 1 || b.PowCost > 10_000_000:
+		return bad("pow_cost", "must be between 1 and 10000000")
+	case b.EntersPerIPPerMinute < 0 || b.EntersPerIPPerMinute > 1_000_000:
+		return bad("enters_per_ip_per_minute", "must be between 0 (no limit) and 1000000")
+	case b.PlacesPerIP < 0 || b.PlacesPerIP > 1_000_000:
+		return bad("places_per_ip", "must be between 0 (no limit) and 1000000")
 	}
 	return nil
 }

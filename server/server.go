@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/static"
 )
@@ -30,6 +32,9 @@ type Config struct {
 	Intents intentStore
 	// Metrics serves /metrics (already guarded); nil leaves it out.
 	Metrics http.Handler
+	// TrustedProxies are the peers whose X-Forwarded-For names the client
+	// (c.RealIP()); none by default.
+	TrustedProxies []netip.Prefix
 }
 
 // Server routes requests to handlers.
@@ -56,6 +61,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = clientip.Extractor(cfg.TrustedProxies)
 	var deg degradeFlag = never{}
 	if cfg.Avail != nil {
 		deg = cfg.Avail

@@ -161,15 +161,16 @@ var AdminFieldNames = []string{
 	"title", "message", "target_url",
 	"capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s",
 	"activation", "adaptive", "paused", "ends_at", "tiers",
-	"theme_color", "logo_url", "product_id", "product_name", "allowed_embedders", "user_secret",
+	"theme_color", "logo_url", "product_id", "product_name", "max_quantity", "allowed_embedders", "user_secret",
+	"bot_protection",
 }
 
 // adminFieldKind says how the form shows a field.
 func adminFieldKind(name string) string {
 	switch name {
-	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s":
+	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s", "max_quantity":
 		return "number"
-	case "message", "adaptive", "tiers":
+	case "message", "adaptive", "tiers", "bot_protection":
 		return "textarea"
 	case "paused":
 		return "checkbox"

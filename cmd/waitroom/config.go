@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/url"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/metrics"
 )
@@ -36,6 +38,10 @@ type config struct {
 
 	MetricsToken string
 	MetricsAllow string
+
+	// TrustedProxies are the peers whose X-Forwarded-For names the client.
+	TrustedProxies []netip.Prefix
+	trustedProxies string
 
 	Upstream     string
 	Protect      gate.PathList
@@ -79,6 +85,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token /metrics requires (optional)")
 	fs.StringVar(&c.MetricsAllow, "metrics-allow", "", "addresses or CIDRs allowed to scrape /metrics, comma-separated (default: loopback only, unless a token is set)")
+	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "addresses or CIDRs of proxies whose X-Forwarded-For names the client, comma-separated (default: none; the peer address is the client)")
 	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
 	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")
@@ -148,6 +155,11 @@ func (c *config) validate() error {
 		errs = append(errs, fmt.Errorf("--embed-demo-addr %q: %w", c.EmbedDemoAddr, err))
 	} else {
 		c.EmbedDemoAddr = addr
+	}
+	if p, err := clientip.ParseTrusted(c.trustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("--trusted-proxies: %w", err))
+	} else {
+		c.TrustedProxies = p
 	}
 	if _, err := metrics.ParseAllow(c.MetricsAllow); err != nil {
 		errs = append(errs, fmt.Errorf("--metrics-allow: %w", err))

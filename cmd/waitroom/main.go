@@ -138,6 +138,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Avail:      avail,
 		Intents:    ob,
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
+
+		TrustedProxies: cfg.TrustedProxies,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{

@@ -101,7 +101,7 @@ func formField(field string) string {
 func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessage, error) {
 	v := form.Get(name)
 	switch name {
-	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s":
+	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s", "max_quantity":
 		v = strings.TrimSpace(v)
 		if v == "" {
 			return nil, nil
@@ -112,7 +112,7 @@ func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessa
 		return json.Marshal(v)
 	case "paused":
 		return json.Marshal(v == "true" || v == "on")
-	case "tiers", "adaptive":
+	case "tiers", "adaptive", "bot_protection":
 		v = strings.TrimSpace(v)
 		if v == "" {
 			return nil, nil
@@ -170,6 +170,12 @@ func settingsValues(s queue.Settings) map[string]string {
 		"theme_color": s.ThemeColor, "logo_url": s.LogoURL,
 		"product_id": s.ProductID, "product_name": s.ProductName,
 		"allowed_embedders": strings.Join(s.AllowedEmbedders, ", "),
+	}
+	if s.MaxQuantity > 0 {
+		v["max_quantity"] = strconv.FormatInt(s.MaxQuantity, 10)
+	}
+	if b, err := json.Marshal(s.BotProtection); err == nil {
+		v["bot_protection"] = string(b)
 	}
 	if s.EndsAt != nil {
 		v["ends_at"] = s.EndsAt.UTC().Format(time.RFC3339)

@@ -1,0 +1,68 @@
+// Package clientip says which client a request comes from: the peer
+// address, or the address a trusted proxy forwarded in X-Forwarded-For.
+package clientip
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// ParseTrusted parses --trusted-proxies: CIDRs or single addresses,
+// comma-separated.
+func ParseTrusted(list string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(list, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want an address or CIDR", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
+// Extractor is echo's IPExtractor for c.RealIP(): the peer address, unless
+// the peer is a trusted proxy, in which case the right-most address in
+// X-Forwarded-For that is not itself a trusted proxy. Nothing is trusted by
+// default (not even loopback or private ranges), so a client cannot choose
+// its own address by sending the header.
+func Extractor(trusted []netip.Prefix) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, p := range trusted {
+		_, n, err := net.ParseCIDR(p.String())
+		if err == nil {
+			opts = append(opts, echo.TrustIPRange(n))
+		}
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}
+
+// Bucket is the key limits count a client address under: an IPv4 address
+// as it is, an IPv6 address by its /64 (one subscriber's usual allocation,
+// so rotating through it gains nothing).
+func Bucket(ip string) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return ip
+	}
+	a = a.Unmap()
+	if a.Is4() {
+		return a.String()
+	}
+	p, _ := a.Prefix(64)
+	return p.String()
+}
