@@ -62,6 +62,9 @@ type Store interface {
 	Complete(ctx context.Context, room, ticketID string, now time.Time) error
 	// Active reports whether an admitted ticket still holds a slot, or why not.
 	Active(ctx context.Context, room, ticketID string, now time.Time) (bool, string, error)
+	// Hold reports whether holder may use the ticket's entry token, binding
+	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
+	Hold(ctx context.Context, room, ticketID, holder, mode string, ttl time.Duration) (bool, error)
 
 	// Tick runs one admission step for room at now with one jitter per slot.
 	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)
