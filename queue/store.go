@@ -66,6 +66,12 @@ type Store interface {
 	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
 	Hold(ctx context.Context, room, ticketID, holder, mode string, ttl time.Duration) (bool, error)
 
+	// ClaimPlace, ReleasePlace and AllowEnter keep the per-client limits
+	// (limits.go).
+	ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error)
+	ReleasePlace(ctx context.Context, room, bucket, identity string) error
+	AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error)
+
 	// Tick runs one admission step for room at now with one jitter per slot.
 	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)
 	Stats(ctx context.Context, room string, now time.Time) (Stats, error)
