@@ -18,6 +18,12 @@ func TestHeldStaysBounded(t *testing.T) {
 			t.Fatalf("%d entries, want at most 50", len(h.entries))
 		}
 	}
+	h.bind("last", "v:b", now.Add(time.Minute))
+	if h.heldBy("last") != "v:b" {
+		t.Fatal("the newest binding was dropped")
+	}
+	h = newHeld(50)
+	h.now = func() time.Time { return now }
 	h.bind("mine", "v:a", now.Add(time.Minute))
 	h.complete("done", now.Add(time.Minute))
 	if h.heldBy("mine") != "v:a" || !h.completed("done") {
