@@ -45,11 +45,15 @@ type intentGuard struct {
 }
 
 // intentVisitor is the identity an intent is taken under: the visitor's
-// own from before the outage, or a new one the NewcomerCheck allowed.
+// own from before the outage (a user token, or a visitor cookie waitroom
+// handed out: a made-up one is no identity), or a new one the NewcomerCheck
+// allowed.
 func (g intentGuard) intentVisitor(c echo.Context, ids identities, room string, s queue.Settings) (string, error) {
-	v, err := ids.forRead(c, s)
-	if err != nil || v != "" {
-		return v, err
+	if t := bearer(c); t != "" {
+		return ids.fromUserToken(s, t)
+	}
+	if v := visitorID(c); v != "" && (ids.vids == nil || ids.vids.IssuedVisitorID(v)) {
+		return queue.VisitorIdentity(v), nil
 	}
 	if err := g.newcomers.AdmitNewcomer(c, room, s); err != nil {
 		return "", err

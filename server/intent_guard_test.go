@@ -91,6 +91,14 @@ func TestDegradedCookielessFloodMintsNoIdentities(t *testing.T) {
 			t.Fatalf("request %d was handed a cookie: %q", i, r.header.Get("Set-Cookie"))
 		}
 	}
+	// Made-up visitor cookies are no better: waitroom knows the ids it handed out.
+	for i := range 20 {
+		r := e.do(nil, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 5}}`, "Cookie", "wr_vid="+queue.RandomID())
+		wantError(t, r, http.StatusForbidden, "newcomer_refused")
+		if i == 0 && r.header.Get("Set-Cookie") != "" {
+			t.Fatalf("a made-up cookie was answered with a cookie: %q", r.header.Get("Set-Cookie"))
+		}
+	}
 	if f := form(e, http.DefaultClient, "2"); f.status != http.StatusForbidden || f.header.Get("Set-Cookie") != "" {
 		t.Errorf("cookieless form: %d, cookie %q; want 403 and none", f.status, f.header.Get("Set-Cookie"))
 	}

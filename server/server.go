@@ -80,7 +80,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(securityHeaders)
 
-	ids := identities{secure: cfg.Secure, now: line.Now}
+	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))

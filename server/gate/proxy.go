@@ -77,9 +77,10 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,
-		Cookies:    gatekit.Cookies{Secure: strings.HasPrefix(public, "https://"), Domain: cfg.CookieDomain},
-		Now:        cfg.Line.Now,
-		Logger:     cfg.Logger,
+		Cookies: gatekit.Cookies{Secure: strings.HasPrefix(public, "https://"), Domain: cfg.CookieDomain,
+			NewVisitor: cfg.Line.Keys().NewVisitorID},
+		Now:    cfg.Line.Now,
+		Logger: cfg.Logger,
 	})
 	through := cfg.reverseProxy(cfg.Transport)
 	pass := cfg.reverseProxy(cfg.Meter.Transport(cfg.Transport))
