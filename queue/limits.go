@@ -33,6 +33,28 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("queue: over the limit %s of %d", e.Limit, e.Max)
 }
 
+// Codes of the refusals, as clients read them.
+const (
+	CodeRateLimited   = "rate_limited"
+	CodeTooManyPlaces = "too_many_places"
+)
+
+// Code is the refusal's error code: CodeRateLimited or CodeTooManyPlaces.
+func (e *LimitError) Code() string {
+	if e.Limit == LimitPlaces {
+		return CodeTooManyPlaces
+	}
+	return CodeRateLimited
+}
+
+// Explain says, for the client, which limit refused it.
+func (e *LimitError) Explain() string {
+	if e.Limit == LimitPlaces {
+		return fmt.Sprintf("this network already holds %d places in this room (places_per_ip); try again when one ends", e.Max)
+	}
+	return fmt.Sprintf("too many new places from this network: at most %d a minute (enters_per_ip_per_minute)", e.Max)
+}
+
 // ErrLimited matches every *LimitError with errors.Is.
 var ErrLimited = errors.New("queue: over a per-client limit")
 

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -26,23 +25,9 @@ func limitEnter(c echo.Context, lim clientLimiter, room string, s queue.Settings
 	return lim.LimitClient(c.Request().Context(), room, &s, clientip.Bucket(c.RealIP()), identity)
 }
 
-// Codes of the per-client limits' 429s.
-const (
-	codeRateLimited   = "rate_limited"
-	codeTooManyPlaces = "too_many_places"
-)
-
 // limitError is a per-client limit's refusal as the client sees it: 429,
 // Retry-After, and a message that names the limit.
 func limitError(le *queue.LimitError) *apiError {
-	ae := &apiError{Status: http.StatusTooManyRequests, RetryAfter: max(le.RetryAfter, time.Second)}
-	switch le.Limit {
-	case queue.LimitPlaces:
-		ae.Code = codeTooManyPlaces
-		ae.Message = fmt.Sprintf("this network already holds %d places in this room (places_per_ip); try again when one ends", le.Max)
-	default:
-		ae.Code = codeRateLimited
-		ae.Message = fmt.Sprintf("too many new places from this network: at most %d a minute (enters_per_ip_per_minute)", le.Max)
-	}
-	return ae
+	return &apiError{Status: http.StatusTooManyRequests, Code: le.Code(), Message: le.Explain(),
+		RetryAfter: max(le.RetryAfter, time.Second)}
 }

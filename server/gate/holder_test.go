@@ -101,3 +101,23 @@ func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 		t.Error("the first holder got no visitor cookie to hold the token by")
 	}
 }
+
+// An API client the gate enters for itself takes a place like any other:
+// the room's per-client limits hold at the gate too.
+func TestProxyHoldsAPIClientsToTheRoomsLimits(t *testing.T) {
+	f := newFixture(t, func(s *queue.Settings) {
+		s.Paused = true
+		s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
+		s.BotProtection.PlacesPerIP = 2
+	})
+	for i := range 2 {
+		if res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json"); res.status != http.StatusTooManyRequests || res.json["state"] != "waiting" {
+			t.Fatalf("client %d: %d %s, want a place in line", i, res.status, res.body)
+		}
+	}
+	res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json")
+	if res.status != http.StatusTooManyRequests || res.header.Get("Retry-After") == "" ||
+		res.json["error"].(map[string]any)["code"] != "too_many_places" {
+		t.Fatalf("third client: %d %s, want 429 too_many_places", res.status, res.body)
+	}
+}

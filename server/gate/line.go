@@ -17,6 +17,8 @@ type Line interface {
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
+	Room(ctx context.Context, room string) (queue.Settings, error)
+	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
 	Token(t queue.Ticket) (string, error)
 	Keys() *token.Keyset
 	Now() time.Time
@@ -101,6 +103,9 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 }
 
 func (b lineBackend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, error) {
+	if err := b.limitClient(ctx, queue.VisitorIdentity(visitor)); err != nil {
+		return gatekit.Ticket{}, err
+	}
 	t, s, err := b.line.Enter(ctx, b.room, queue.VisitorIdentity(visitor))
 	if err != nil {
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)

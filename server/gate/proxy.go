@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
 
@@ -43,6 +44,9 @@ type ProxyConfig struct {
 	Meter *Meter
 	// Transport reaches the upstream; nil uses a clone of http.DefaultTransport.
 	Transport http.RoundTripper
+	// ClientIP names the client of a request for the room's per-client
+	// limits (clientip.Extractor of --trusted-proxies); nil: the peer.
+	ClientIP func(*http.Request) string
 	Logger    *slog.Logger
 }
 
@@ -84,7 +88,10 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	})
 	through := cfg.reverseProxy(cfg.Transport)
 	pass := cfg.reverseProxy(cfg.Meter.Transport(cfg.Transport))
-	return g.Handler(pass, through), nil
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = clientip.Peer
+	}
+	return withClient(g.Handler(pass, through), cfg.ClientIP), nil
 }
 
 func (cfg *ProxyConfig) check() error {

@@ -55,6 +55,15 @@ type Ticket struct {
 	AcceptURL   string        // when bypassed
 }
 
+// Limited is a Backend's refusal to enter a client over a per-client limit
+// (the room's bot_protection): the client gets 429 with its code.
+type Limited struct {
+	Code, Message string
+	RetryAfter    time.Duration
+}
+
+func (e *Limited) Error() string { return e.Code + ": " + e.Message }
+
 // Backend is the waiting room as a gate uses it.
 type Backend interface {
 	// Verify checks an entry token for this gate's room, and that visitor
@@ -202,6 +211,13 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 	t, err := g.cfg.Backend.Enter(ctx, vid)
 	if stale && (err != nil || t.State != StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
+	}
+	var lim *Limited
+	if errors.As(err, &lim) {
+		writeJSON(w, http.StatusTooManyRequests, max(lim.RetryAfter, time.Second), waitBody{
+			Error: errorBody{Code: lim.Code, Message: lim.Message}, WaitingRoomURL: g.cfg.WaitingURL,
+		})
+		return
 	}
 	if err != nil {
 		g.unavailable(w, r, "enter", err)
