@@ -47,7 +47,7 @@ type ProxyConfig struct {
 	// ClientIP names the client of a request for the room's per-client
 	// limits (clientip.Extractor of --trusted-proxies); nil: the peer.
 	ClientIP func(*http.Request) string
-	Logger    *slog.Logger
+	Logger   *slog.Logger
 }
 
 // NewProxy returns the gate in front of cfg.Upstream.
