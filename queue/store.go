@@ -62,6 +62,15 @@ type Store interface {
 	Complete(ctx context.Context, room, ticketID string, now time.Time) error
 	// Active reports whether an admitted ticket still holds a slot, or why not.
 	Active(ctx context.Context, room, ticketID string, now time.Time) (bool, string, error)
+	// Hold reports whether holder may use the ticket's entry token, binding
+	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
+	Hold(ctx context.Context, room, ticketID, holder, mode string, ttl time.Duration) (bool, error)
+
+	// ClaimPlace, ReleasePlace and AllowEnter keep the per-client limits
+	// (limits.go).
+	ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error)
+	ReleasePlace(ctx context.Context, room, bucket, identity string) error
+	AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error)
 
 	// Tick runs one admission step for room at now with one jitter per slot.
 	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,13 +23,14 @@ const maxScan = 1000
 type RedisStore struct {
 	rdb    redis.UniversalClient
 	prefix string
+	rate   *redis_rate.Limiter // per-client enter limits (limits.go)
 }
 
 var _ Store = (*RedisStore)(nil)
 
 // NewRedisStore returns a store whose keys all start with prefix (e.g. "wr:").
 func NewRedisStore(rdb redis.UniversalClient, prefix string) *RedisStore {
-	return &RedisStore{rdb: rdb, prefix: prefix}
+	return &RedisStore{rdb: rdb, prefix: prefix, rate: redis_rate.NewLimiter(rdb)}
 }
 
 // EventsPattern is the pub/sub pattern on which ticks announce admissions.

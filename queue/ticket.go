@@ -1,9 +1,9 @@
 package queue
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/token"
 )
 
 // Ticket states as the API shows them.
@@ -37,8 +37,7 @@ type Ticket struct {
 // entry token's sub, and tokens travel in URLs, logs and to checkout: the
 // cookie must not be readable from a token.
 func VisitorIdentity(cookie string) string {
-	sum := sha256.Sum256([]byte("waitroom-visitor\x00" + cookie))
-	return "v:" + hex.EncodeToString(sum[:16])
+	return "v:" + token.VisitorSubject(cookie)
 }
 
 // Subject is the identity as it goes into the entry token's sub claim.

@@ -15,6 +15,7 @@ type enterer interface {
 	roomReader
 	cachedRooms
 	tokenSigner
+	clientLimiter
 	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
 	Now() time.Time
 }
@@ -52,6 +53,9 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, room, 
 	}
 	identity, err := ids.forEnter(c, s, userToken)
 	if err != nil {
+		return ticketJSON{}, err
+	}
+	if err := limitEnter(c, line, room, s, identity); err != nil {
 		return ticketJSON{}, err
 	}
 	t, s, err := line.Enter(ctx, room, identity)

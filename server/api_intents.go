@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/server/clientip"
 )
 
 // intentStore is what the intent handlers need of the durable outbox; its
@@ -51,8 +52,9 @@ func intentError(err error) error {
 }
 
 // acceptIntent is shared by the API and the accept page's form: it checks
-// the room and mode, finds the visitor, and writes the intent durably.
-func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, store intentStore, room string, payload json.RawMessage) (outbox.Intent, error) {
+// the room and mode, finds the visitor, holds the client to its limits, and
+// writes the intent durably.
+func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, g intentGuard, store intentStore, room string, payload json.RawMessage) (outbox.Intent, error) {
 	if !deg.Degraded() {
 		return outbox.Intent{}, errNotDegraded
 	}
@@ -66,11 +68,24 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	if t := strings.TrimSpace(string(payload)); !strings.HasPrefix(t, "{") {
 		return outbox.Intent{}, intentError(outbox.ErrInvalidPayload)
 	}
-	visitor, err := ids.forEnter(c, s, "")
+	if err := checkQuantity(s, payload); err != nil {
+		return outbox.Intent{}, err
+	}
+	visitor, err := g.intentVisitor(c, ids, room, s)
 	if err != nil {
 		return outbox.Intent{}, err
 	}
-	in, _, err := store.Accept(c.Request().Context(), room, visitor, payload)
+	now := ids.now()
+	held, err := g.limits.reserve(room, clientip.Bucket(c.RealIP()), visitor, &s, now)
+	if err != nil {
+		return outbox.Intent{}, err
+	}
+	in, created, err := store.Accept(c.Request().Context(), room, visitor, payload)
+	if created {
+		held.created()
+	} else {
+		held.cancel(now) // a repeat (or a failure) is no new intent
+	}
 	if err != nil {
 		return outbox.Intent{}, intentError(err)
 	}
@@ -80,7 +95,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 // handleCreateIntent: POST /api/rooms/:room/intents {"payload": {...}}
 // answers 202 only once the intent is durably in the outbox. A visitor has
 // one open intent per room: a repeat returns the same intent_id.
-func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, store intentStore) echo.HandlerFunc {
+func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, g intentGuard, store intentStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -95,7 +110,7 @@ func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, stor
 		if len(body.Payload) == 0 || string(body.Payload) == "null" {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: is required"}
 		}
-		in, err := acceptIntent(c, rooms, deg, ids, store, room, body.Payload)
+		in, err := acceptIntent(c, rooms, deg, ids, g, store, room, body.Payload)
 		if err != nil {
 			return err
 		}

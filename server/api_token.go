@@ -15,11 +15,15 @@ import (
 type verifier interface {
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
 }
 
 type tokenBody struct {
 	Token string `json:"token"`
 	Room  string `json:"room"`
+	// Holder, on verify, binds the token to the first holder that presents
+	// it (a shop's own visitor id, hashed): see token_holder.go.
+	Holder string `json:"holder"`
 }
 
 func readToken(c echo.Context) (tokenBody, error) {
@@ -33,15 +37,25 @@ func readToken(c echo.Context) (tokenBody, error) {
 	return b, nil
 }
 
-// handleVerify: POST /api/tokens/verify {"token", "room"?} answers whether the
-// token's holder may check out now, and if not, why.
+// handleVerify: POST /api/tokens/verify {"token", "room"?, "holder"?} answers
+// whether the token's holder may check out now, and if not, why. With a
+// holder, the token is bound to the first holder that presents it, and any
+// other gets reason other_holder.
 func handleVerify(line verifier) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b, err := readToken(c)
 		if err != nil {
 			return err
 		}
-		v, err := line.Verify(c.Request().Context(), b.Token, b.Room)
+		if !validHolder(b.Holder) {
+			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "holder", Message: "holder: at most 128 characters of A-Z a-z 0-9 : . _ -"}
+		}
+		var v queue.Verdict
+		if b.Holder != "" {
+			v, err = line.Hold(c.Request().Context(), b.Token, b.Room, b.Holder, queue.HoldFirst)
+		} else {
+			v, err = line.Verify(c.Request().Context(), b.Token, b.Room)
+		}
 		if err != nil {
 			return err
 		}

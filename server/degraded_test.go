@@ -31,6 +31,12 @@ type degradedEnv struct {
 
 func newDegradedEnv(t *testing.T) *degradedEnv {
 	t.Helper()
+	return newDegradedEnvWith(t, nil)
+}
+
+// newDegradedEnvWith lets edit change the server's config.
+func newDegradedEnvWith(t *testing.T, edit func(*server.Config)) *degradedEnv {
+	t.Helper()
 	rs := redistest.Start(t)
 	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
@@ -47,7 +53,11 @@ func newDegradedEnv(t *testing.T) *degradedEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(line, server.Config{AdminToken: adminToken, Avail: avail, Intents: ob})
+	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv := server.New(line, cfg)
 	ts := httptest.NewServer(srv)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{}, 4)

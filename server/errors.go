@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -17,6 +19,8 @@ type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// RetryAfter, when set, goes out as the Retry-After header.
+	RetryAfter time.Duration `json:"-"`
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -36,9 +40,12 @@ func toAPIError(err error) *apiError {
 	var ae *apiError
 	var fe *queue.FieldError
 	var he *echo.HTTPError
+	var le *queue.LimitError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &le):
+		return limitError(le)
 	case errors.As(err, &fe):
 		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: fe.Field, Message: fe.Error()}
 	case errors.Is(err, queue.ErrRoomNotFound):
@@ -71,7 +78,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	if ae.Status >= 500 && !errors.Is(err, context.Canceled) {
 		s.log.Warn("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", ae.Status, "err", err)
 	}
-	if ae.Status == http.StatusServiceUnavailable {
+	switch {
+	case ae.RetryAfter > 0:
+		c.Response().Header().Set("Retry-After", strconv.FormatInt(int64((ae.RetryAfter+time.Second-1)/time.Second), 10))
+	case ae.Status == http.StatusServiceUnavailable:
 		c.Response().Header().Set("Retry-After", "2")
 	}
 	if ae.Status == http.StatusUnauthorized {

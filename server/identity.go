@@ -22,6 +22,15 @@ type identities struct {
 	secure bool // cookies only over HTTPS when the public URL is https
 	now    func() time.Time
 	embed  bool // inside a shop's iframe: see embed_identity.go
+	// vids draws visitor ids that it can later tell apart from made-up
+	// ones (token.Keyset); nil draws plain random ids.
+	vids visitorIDs
+}
+
+// visitorIDs draws and recognises the visitor ids waitroom hands out.
+type visitorIDs interface {
+	NewVisitorID() string
+	IssuedVisitorID(id string) bool
 }
 
 // roomReader is the narrow view identities need of the line.
@@ -57,6 +66,9 @@ func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken strin
 		return queue.VisitorIdentity(v), nil
 	}
 	v := queue.RandomID()
+	if ids.vids != nil {
+		v = ids.vids.NewVisitorID()
+	}
 	c.SetCookie(&http.Cookie{
 		Name: visitorCookie, Value: v, Path: "/", MaxAge: 86400, HttpOnly: true,
 		Secure: ids.secure, SameSite: http.SameSiteLaxMode,

@@ -17,6 +17,7 @@ type acceptPageDeps struct {
 	line  enterer
 	deg   degradeFlag
 	ids   identities
+	guard intentGuard
 	store intentStore
 }
 
@@ -32,7 +33,7 @@ func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProp
 	return templates.AcceptProps{
 		Lang: pageLang(c), Room: room, Title: s.Title,
 		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
-		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(),
+		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(), MaxQuantity: s.MaxQuantity,
 	}, nil
 }
 
@@ -72,13 +73,17 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		qty, err := strconv.Atoi(c.FormValue("quantity"))
-		if err != nil || qty < 1 || qty > 5 {
-			p.Error = "quantity: choose 1 to 5"
+		most := p.MaxQuantity
+		if most <= 0 {
+			most = templates.DefaultMaxQuantity
+		}
+		qty, err := strconv.ParseInt(c.FormValue("quantity"), 10, 64)
+		if err != nil || qty < 1 || qty > most {
+			p.Error = "quantity: choose 1 to " + strconv.FormatInt(most, 10)
 			return render(c, http.StatusBadRequest, templates.AcceptPage(p))
 		}
 		payload, _ := json.Marshal(map[string]any{"product": p.ProductID, "quantity": qty})
-		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.store, room, payload)
+		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.guard, d.store, room, payload)
 		if errors.Is(err, errNotDegraded) {
 			return render(c, http.StatusConflict, templates.AcceptPage(p))
 		}

@@ -35,6 +35,9 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag) echo.HandlerF
 		if err != nil {
 			return err
 		}
+		if err := limitEnter(c, line, room, s, identity); err != nil {
+			return err
+		}
 		t, s, err := line.Enter(ctx, room, identity)
 		if err != nil {
 			return err

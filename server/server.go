@@ -35,6 +35,9 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (c.RealIP()); none by default.
 	TrustedProxies []netip.Prefix
+	// Newcomers decides whether a request without an identity may leave an
+	// intent while degraded (intent_guard.go); nil refuses them all.
+	Newcomers NewcomerCheck
 }
 
 // Server routes requests to handlers.
@@ -77,7 +80,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(securityHeaders)
 
-	ids := identities{secure: cfg.Secure, now: line.Now}
+	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
@@ -106,9 +109,13 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
 	mountEmbed(e, api, line, ids, deg, s.hub)
 	if cfg.Intents != nil {
-		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, cfg.Intents))
+		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients)}
+		if g.newcomers == nil {
+			g.newcomers = refuseNewcomers{}
+		}
+		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, g, cfg.Intents))
 		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))
-		d := acceptPageDeps{line: line, deg: deg, ids: ids, store: cfg.Intents}
+		d := acceptPageDeps{line: line, deg: deg, ids: ids, guard: g, store: cfg.Intents}
 		e.GET("/rooms/:room/accept", handleAcceptPage(d))
 		e.POST("/rooms/:room/accept", handleAcceptForm(d))
 	}

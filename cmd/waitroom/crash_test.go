@@ -72,17 +72,27 @@ func TestKilledBetweenOutboxAndKafkaLosesNothing(t *testing.T) {
 
 	cmd, addr := start()
 	base := "http://" + addr
-	admin(base, "PUT", "/admin/api/rooms/sale", `{}`)
-	admin(base, "POST", "/admin/api/degrade", `{"on": true}`)
+	admin(base, "PUT", "/admin/api/rooms/sale", `{"paused": true, "bot_protection": {"proof_of_work": "off"}}`)
 	const n = 20
 	type visitor struct {
 		c  *http.Client
 		id string
 	}
-	var vs []visitor
-	for i := range n {
+	// The visitors were in line before the outage: only they may leave intents.
+	var clients []*http.Client
+	for range n {
 		jar, _ := cookiejar.New(nil)
 		c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+		res, err := c.Post(base+"/api/rooms/sale/enter", "application/json", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		clients = append(clients, c)
+	}
+	admin(base, "POST", "/admin/api/degrade", `{"on": true}`)
+	var vs []visitor
+	for i, c := range clients {
 		res, err := c.Post(base+"/api/rooms/sale/intents", "application/json",
 			strings.NewReader(fmt.Sprintf(`{"payload": {"product": "sneaker-drop", "quantity": %d}}`, i%5+1)))
 		if err != nil {

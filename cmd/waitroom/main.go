@@ -26,6 +26,7 @@ import (
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/metrics"
@@ -321,6 +322,7 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 	proxy, err := gate.NewProxy(gate.ProxyConfig{
 		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
 		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: meter, Logger: log,
+		ClientIP: clientip.Extractor(cfg.TrustedProxies),
 	})
 	if err != nil {
 		return nil, err

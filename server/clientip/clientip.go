@@ -5,6 +5,7 @@ package clientip
 import (
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 
@@ -50,6 +51,10 @@ func Extractor(trusted []netip.Prefix) echo.IPExtractor {
 	}
 	return echo.ExtractIPFromXFFHeader(opts...)
 }
+
+// Peer is the request's peer address, without a port: the client when no
+// proxy is trusted.
+func Peer(r *http.Request) string { return echo.ExtractIPDirect()(r) }
 
 // Bucket is the key limits count a client address under: an IPv4 address
 // as it is, an IPv6 address by its /64 (one subscriber's usual allocation,

@@ -184,11 +184,19 @@ func (f *fixture) do(c *http.Client, method, target string, hdr ...string) resul
 	return out
 }
 
-// admit enters a visitor straight on the line (the fast track of an empty
-// line) and returns its ticket and entry token, whose turn starts 500 ms on.
+// vid is the visitor cookie of the tests' admitted visitor; owner is the
+// header that sends it, so the token's owner presents it.
+const (
+	vid   = "0123456789abcdef0123456789abcdef"
+	owner = "Cookie: wr_vid=" + vid
+)
+
+// admit enters the visitor whose waitroom cookie is visitor straight on the
+// line (the fast track of an empty line) and returns its ticket and entry
+// token, whose turn starts 500 ms on.
 func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 	f.t.Helper()
-	tk, _, err := f.line.Enter(context.Background(), room, "v:"+visitor)
+	tk, _, err := f.line.Enter(context.Background(), room, queue.VisitorIdentity(visitor))
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -16,6 +16,9 @@ type Line interface {
 	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
+	Room(ctx context.Context, room string) (queue.Settings, error)
+	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
 	Token(t queue.Ticket) (string, error)
 	Keys() *token.Keyset
 	Now() time.Time
@@ -29,7 +32,11 @@ type lineBackend struct {
 	room string
 }
 
-func (b lineBackend) Verify(ctx context.Context, tok string) (gatekit.Verdict, error) {
+// Verify checks the token, then that visitor holds it. The gate runs on
+// waitroom's origin and sees waitroom's own visitor cookie: a visitor's
+// token passes only with that visitor's cookie (its sub is the cookie's
+// hash), and a user's token only for the first visitor that presents it.
+func (b lineBackend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verdict, error) {
 	v, err := b.line.Verify(ctx, tok, b.room)
 	if err != nil {
 		if !queue.Unreachable(err) {
@@ -39,10 +46,15 @@ func (b lineBackend) Verify(ctx context.Context, tok string) (gatekit.Verdict, e
 		// known: judge the token offline, as a checkout verifying through
 		// the JWKS would. Completed tokens may pass until Redis is back;
 		// no new ones are issued meanwhile.
-		return b.offline(tok), nil
+		out := b.offline(tok)
+		if out.Valid && !ownSubject(out.Subject, visitor) {
+			// Who first held a user's token is in Redis: fail closed.
+			return gatekit.Verdict{}, fmt.Errorf("gate: verify: holder: %w", err)
+		}
+		return out, nil
 	}
 	out := gatekit.Verdict{Valid: v.Valid, Reason: v.Reason, Ticket: v.Claims.TicketID,
-		Subject: v.Claims.Subject, NotBefore: v.Claims.NotBefore}
+		Subject: v.Claims.Subject, NotBefore: v.Claims.NotBefore, ExpiresAt: v.Claims.ExpiresAt}
 	if v.Reason == gatekit.ReasonNotYetValid {
 		// The line checked the signature before the times, but returns no
 		// claims with this refusal: read when the turn starts.
@@ -52,7 +64,25 @@ func (b lineBackend) Verify(ctx context.Context, tok string) (gatekit.Verdict, e
 		}
 		out.Ticket, out.Subject, out.NotBefore = c.ID, c.Subject, c.NotBefore()
 	}
+	if !out.Valid || ownSubject(out.Subject, visitor) {
+		return out, nil
+	}
+	if visitor == "" {
+		return gatekit.Verdict{Reason: gatekit.ReasonOtherHolder, Ticket: out.Ticket}, nil
+	}
+	h, err := b.line.Hold(ctx, tok, b.room, queue.VisitorIdentity(visitor), queue.HoldOwner)
+	if err != nil {
+		return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
+	}
+	if !h.Valid {
+		return gatekit.Verdict{Reason: h.Reason, Ticket: out.Ticket}, nil
+	}
 	return out, nil
+}
+
+// ownSubject reports whether sub is the token subject of the visitor cookie.
+func ownSubject(sub, visitor string) bool {
+	return visitor != "" && sub == token.VisitorSubject(visitor)
 }
 
 func (b lineBackend) offline(tok string) gatekit.Verdict {
@@ -69,10 +99,13 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 	case c.Room != b.room:
 		return gatekit.Verdict{Reason: "wrong_room"}
 	}
-	return gatekit.Verdict{Valid: true, Ticket: c.TicketID, Subject: c.Subject, NotBefore: c.NotBefore}
+	return gatekit.Verdict{Valid: true, Ticket: c.TicketID, Subject: c.Subject, NotBefore: c.NotBefore, ExpiresAt: c.ExpiresAt}
 }
 
 func (b lineBackend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, error) {
+	if err := b.limitClient(ctx, queue.VisitorIdentity(visitor)); err != nil {
+		return gatekit.Ticket{}, err
+	}
 	t, s, err := b.line.Enter(ctx, b.room, queue.VisitorIdentity(visitor))
 	if err != nil {
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)

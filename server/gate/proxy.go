@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
 
@@ -43,7 +44,10 @@ type ProxyConfig struct {
 	Meter *Meter
 	// Transport reaches the upstream; nil uses a clone of http.DefaultTransport.
 	Transport http.RoundTripper
-	Logger    *slog.Logger
+	// ClientIP names the client of a request for the room's per-client
+	// limits (clientip.Extractor of --trusted-proxies); nil: the peer.
+	ClientIP func(*http.Request) string
+	Logger   *slog.Logger
 }
 
 // NewProxy returns the gate in front of cfg.Upstream.
@@ -77,13 +81,17 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,
-		Cookies:    gatekit.Cookies{Secure: strings.HasPrefix(public, "https://"), Domain: cfg.CookieDomain},
-		Now:        cfg.Line.Now,
-		Logger:     cfg.Logger,
+		Cookies: gatekit.Cookies{Secure: strings.HasPrefix(public, "https://"), Domain: cfg.CookieDomain,
+			NewVisitor: cfg.Line.Keys().NewVisitorID},
+		Now:    cfg.Line.Now,
+		Logger: cfg.Logger,
 	})
 	through := cfg.reverseProxy(cfg.Transport)
 	pass := cfg.reverseProxy(cfg.Meter.Transport(cfg.Transport))
-	return g.Handler(pass, through), nil
+	if cfg.ClientIP == nil {
+		cfg.ClientIP = clientip.Peer
+	}
+	return withClient(g.Handler(pass, through), cfg.ClientIP), nil
 }
 
 func (cfg *ProxyConfig) check() error {

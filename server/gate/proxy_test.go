@@ -191,19 +191,19 @@ func TestProxyLandingIgnoresAForeignReturn(t *testing.T) {
 
 func TestProxyTakesABearerToken(t *testing.T) {
 	f := newFixture(t, nil)
-	tk, tok := f.admit("0123456789abcdef0123456789abcdef")
+	tk, tok := f.admit(vid)
 	f.clock.Advance(time.Second)
 	f.pause(true)
-	res := f.do(client(nil), "GET", "/checkout/x", "Accept: application/json", "Authorization: Bearer "+tok)
+	res := f.do(client(nil), "GET", "/checkout/x", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 	if res.status != 200 || f.up.last(t).Header.Get("Waitroom-Ticket") != tk.ID {
 		t.Fatalf("status %d: %s", res.status, res.body)
 	}
-	if sub := f.up.last(t).Header.Get("Waitroom-Subject"); sub != "0123456789abcdef0123456789abcdef" {
+	if sub := f.up.last(t).Header.Get("Waitroom-Subject"); sub != token.VisitorSubject(vid) {
 		t.Errorf("Waitroom-Subject %q", sub)
 	}
 	// The shop's own Bearer credential does not hide the gate's cookie.
 	res = f.do(client(nil), "GET", "/checkout/x", "Accept: application/json",
-		"Authorization: Bearer shop.session.token", "Cookie: wr_token="+tok)
+		"Authorization: Bearer shop.session.token", "Cookie: wr_token="+tok+"; wr_vid="+vid)
 	if res.status != 200 {
 		t.Errorf("shop bearer + token cookie: status %d: %s", res.status, res.body)
 	}
@@ -217,13 +217,13 @@ func TestProxyTakesABearerToken(t *testing.T) {
 // jwt's default second precision would have let it in.
 func TestProxyHoldsATokenUntilItsTurn(t *testing.T) {
 	f := newFixture(t, nil)
-	tk, tok := f.admit("0123456789abcdef0123456789abcdef") // nbf = t0 + 500 ms
+	tk, tok := f.admit(vid) // nbf = t0 + 500 ms
 	if got := tk.OrderableAt.Sub(t0); got != 500*time.Millisecond {
 		t.Fatalf("orderable in %v, want 500ms", got)
 	}
 	f.clock.Advance(100 * time.Millisecond)
 
-	res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok)
+	res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 	if res.status != http.StatusTooEarly {
 		t.Fatalf("status %d, want 425: %s", res.status, res.body)
 	}
@@ -233,17 +233,17 @@ func TestProxyHoldsATokenUntilItsTurn(t *testing.T) {
 	if res.json["ticket"] != tk.ID || res.json["orderable_at"] != "2026-11-29T12:00:00.500Z" || res.json["state"] != "admitted" {
 		t.Errorf("body %s", res.body)
 	}
-	b := f.do(client(nil), "GET", "/checkout/", "Accept: text/html", "Cookie: wr_token="+tok)
+	b := f.do(client(nil), "GET", "/checkout/", "Accept: text/html", "Cookie: wr_token="+tok+"; wr_vid="+vid)
 	if b.status != http.StatusFound || b.header.Get("Location") != f.url+"/rooms/"+room {
 		t.Errorf("browser: %d to %q, want the waiting page, which counts down", b.status, b.header.Get("Location"))
 	}
 
 	f.clock.Advance(399 * time.Millisecond)
-	if res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok); res.status != http.StatusTooEarly || res.json["retry_after_ms"] != 1.0 {
+	if res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner); res.status != http.StatusTooEarly || res.json["retry_after_ms"] != 1.0 {
 		t.Fatalf("1 ms early: %d %v", res.status, res.json["retry_after_ms"])
 	}
 	f.clock.Advance(time.Millisecond)
-	if res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok); res.status != 200 {
+	if res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner); res.status != 200 {
 		t.Fatalf("at nbf: %d %s", res.status, res.body)
 	}
 	if n := len(f.up.requests()); n != 1 {
@@ -273,7 +273,7 @@ func TestProxyAdmitsAnAPIClientThatAsksAgain(t *testing.T) {
 
 func TestProxyRefusesBadTokens(t *testing.T) {
 	f := newFixture(t, nil)
-	_, done := f.admit("0123456789abcdef0123456789abcdef")
+	_, done := f.admit(vid)
 	f.clock.Advance(time.Second)
 	if v, err := f.line.Complete(context.Background(), done, room); err != nil || !v.Valid {
 		t.Fatalf("complete: %v %v", v, err)
@@ -308,7 +308,7 @@ func TestProxyRefusesBadTokens(t *testing.T) {
 			if ck := cookie(res, "wr_token"); ck == nil || ck.MaxAge >= 0 {
 				t.Error("the refused token's cookie was not cleared")
 			}
-			b := f.do(client(nil), "GET", "/checkout/", "Accept: text/html", "Authorization: Bearer "+tok)
+			b := f.do(client(nil), "GET", "/checkout/", "Accept: text/html", "Authorization: Bearer "+tok, owner)
 			if b.status != http.StatusFound {
 				t.Errorf("browser: status %d, want 302 to the waiting page", b.status)
 			}
@@ -323,11 +323,11 @@ func TestProxyRefusesBadTokens(t *testing.T) {
 // a failed order keeps it, so the visitor may try again.
 func TestProxyCompletePathHandsTheSlotBack(t *testing.T) {
 	f := newFixture(t, nil)
-	_, tok := f.admit("0123456789abcdef0123456789abcdef")
+	_, tok := f.admit(vid)
 	f.clock.Advance(time.Second)
 	ctx := context.Background()
 
-	res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, "X-Test-Fail: 1")
+	res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner, "X-Test-Fail: 1")
 	f.settle()
 	if res.status != http.StatusConflict {
 		t.Fatalf("status %d", res.status)
@@ -336,10 +336,10 @@ func TestProxyCompletePathHandsTheSlotBack(t *testing.T) {
 		t.Fatalf("a failed order freed the slot: %s", v.Reason)
 	}
 	// A protected path that is not a Complete path keeps the slot too.
-	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok); res.status != 200 {
+	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok, owner); res.status != 200 {
 		t.Fatalf("status %d", res.status)
 	}
-	res = f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok)
+	res = f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner)
 	f.settle()
 	if res.status != 200 {
 		t.Fatalf("status %d", res.status)
@@ -352,7 +352,7 @@ func TestProxyCompletePathHandsTheSlotBack(t *testing.T) {
 		t.Errorf("stats %+v %v, want the slot free", st, err)
 	}
 	f.pause(true)
-	if res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusTooManyRequests {
+	if res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok, owner); res.status != http.StatusTooManyRequests {
 		t.Errorf("the completed token: status %d, want 429", res.status)
 	}
 }
@@ -365,11 +365,15 @@ func TestProxyWithRedisDown(t *testing.T) {
 	t.Cleanup(func() { _ = dead.Close() })
 	f := newFixtureWith(t, dead, nil)
 	now := f.clock.Now()
-	tok := f.sign(f.keys, token.EntryClaims{Room: room, Subject: "v1", TicketID: "0123456789abcdef0123456789abcdef",
+	tok := f.sign(f.keys, token.EntryClaims{Room: room, Subject: token.VisitorSubject(vid), TicketID: "0123456789abcdef0123456789abcdef",
 		NotBefore: now.Add(-time.Second), ExpiresAt: now.Add(time.Minute)})
 
-	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok); res.status != 200 {
+	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok, owner); res.status != 200 {
 		t.Errorf("valid token: %d %s", res.status, res.body)
+	}
+	// Who else may hold it is in Redis: a copy fails closed.
+	if res := f.do(client(nil), "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusServiceUnavailable {
+		t.Errorf("copied token: %d %s, want 503", res.status, res.body)
 	}
 	early := f.sign(f.keys, token.EntryClaims{Room: room, Subject: "v1", TicketID: "0123456789abcdef0123456789abcdef",
 		NotBefore: now.Add(250 * time.Millisecond), ExpiresAt: now.Add(time.Minute)})

@@ -11,16 +11,23 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
 
-// backend is waitroom over HTTP, plus the offline verifier.
+// backend is waitroom over HTTP, plus the offline verifier and what this
+// server learnt of its tokens' holders.
 type backend struct {
 	cfg  Config
 	jwks *jwks
+	held *held
 }
 
-func newBackend(cfg Config) *backend { return &backend{cfg: cfg, jwks: &jwks{cfg: cfg}} }
+func newBackend(cfg Config) *backend {
+	h := newHeld(maxHeld)
+	h.now = cfg.Now
+	return &backend{cfg: cfg, jwks: &jwks{cfg: cfg}, held: h}
+}
 
 func (b *backend) roomURL(suffix string) string {
 	return b.cfg.WaitroomURL + "/api/rooms/" + url.PathEscape(b.cfg.Room) + suffix
@@ -70,14 +77,28 @@ func (b *backend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, er
 	return t, nil
 }
 
-// Verify checks offline; with Online, a token that passes offline is also
-// checked with waitroom, which knows whether its slot is still held.
-func (b *backend) Verify(ctx context.Context, tok string) (gatekit.Verdict, error) {
+// Verify checks offline, then that visitor holds the token (see held.go).
+// A token passes offline when its sub is this visitor's (the middleware
+// entered the line for it) or waitroom already bound it to this visitor on
+// this server; otherwise waitroom binds it to its first holder. With Online,
+// every token is also checked with waitroom, which knows whether its slot
+// is still held.
+func (b *backend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verdict, error) {
 	v, err := b.jwks.verify(tok)
-	if err != nil || !v.Valid || !b.cfg.Online {
+	if err != nil || !v.Valid {
 		return v, err
 	}
-	body, _ := json.Marshal(map[string]string{"token": tok, "room": b.cfg.Room})
+	if b.held.completed(v.Ticket) {
+		return gatekit.Verdict{Reason: "completed", Ticket: v.Ticket}, nil
+	}
+	if visitor == "" {
+		return gatekit.Verdict{Reason: gatekit.ReasonOtherHolder, Ticket: v.Ticket}, nil
+	}
+	holder := holderOf(visitor)
+	if !b.cfg.Online && (v.Subject == token.VisitorSubject(visitor) || b.held.heldBy(v.Ticket) == holder) {
+		return v, nil
+	}
+	body, _ := json.Marshal(map[string]string{"token": tok, "room": b.cfg.Room, "holder": holder})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.cfg.WaitroomURL+"/api/tokens/verify", bytes.NewReader(body))
 	if err != nil {
 		return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
@@ -93,11 +114,22 @@ func (b *backend) Verify(ctx context.Context, tok string) (gatekit.Verdict, erro
 	if !out.Valid {
 		return gatekit.Verdict{Reason: out.Reason, Ticket: v.Ticket, Subject: v.Subject, NotBefore: v.NotBefore}, nil
 	}
+	b.held.bind(v.Ticket, holder, v.ExpiresAt)
 	return v, nil
 }
 
-// Complete hands the slot back.
+// holderOf is the holder waitroom binds a token to for a visitor of this
+// middleware: an identity in waitroom's own form, so a ticket the
+// middleware entered under this visitor is its own, and the shop's cookie
+// never leaves the shop.
+func holderOf(visitor string) string { return "v:" + token.VisitorSubject(visitor) }
+
+// Complete hands the slot back, and marks the token completed here, so this
+// server refuses it from now on even offline.
 func (b *backend) Complete(ctx context.Context, tok string) error {
+	if v, err := b.jwks.verify(tok); err == nil && v.Ticket != "" {
+		b.held.complete(v.Ticket, v.ExpiresAt)
+	}
 	body, _ := json.Marshal(map[string]string{"token": tok})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.roomURL("/complete"), bytes.NewReader(body))
 	if err != nil {

@@ -198,9 +198,19 @@ func (f *fixture) do(c *http.Client, method, path string, hdr ...string) result 
 	return out
 }
 
+// vid is the shop-side visitor cookie (the middleware's own wr_vid) of the
+// tests' admitted visitor, as if the middleware had entered the line for
+// it; owner is the header that sends it.
+const (
+	vid   = "0123456789abcdef0123456789abcdef"
+	owner = "Cookie: wr_vid=" + vid
+)
+
+// admit enters the visitor whose cookie is visitor, as the middleware does
+// for an API client, and returns its ticket and entry token.
 func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 	f.t.Helper()
-	tk, _, err := f.line.Enter(context.Background(), room, "v:"+visitor)
+	tk, _, err := f.line.Enter(context.Background(), room, queue.VisitorIdentity(visitor))
 	if err != nil || tk.State != queue.StateAdmitted {
 		f.t.Fatalf("enter %s: %v %v", visitor, tk.State, err)
 	}

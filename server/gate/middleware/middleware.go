@@ -17,6 +17,13 @@
 // is the same random 128-bit id waitroom would have set). A visitor who
 // uses both the waiting page and the API therefore holds two tickets; a
 // shop with logins that wants one can give waitroom user tokens instead.
+//
+// A token belongs to one visitor: it passes offline when its sub is the
+// hash of this visitor's wr_vid (the middleware entered the line for it);
+// any other token is bound once, online, to the first visitor of this shop
+// that presents it (POST /api/tokens/verify with a holder), and refused to
+// everyone else. The binding is remembered until the token's exp, and so is
+// every token this middleware completed, which it refuses from then on.
 package middleware
 
 import (
@@ -54,6 +61,9 @@ type Config struct {
 	// Online also asks waitroom (POST /api/tokens/verify) about every
 	// token that verifies offline, so tokens of completed or reclaimed
 	// slots are refused at once rather than at exp. One request each.
+	// Without it, tokens this middleware completed are still refused, but
+	// one completed through another server passes here until exp: a shop
+	// with several servers should set it.
 	Online bool
 	// Secure marks cookies Secure: this server is reached over https.
 	Secure       bool

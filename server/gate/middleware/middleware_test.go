@@ -59,12 +59,12 @@ func TestMiddlewareSendsBrowsersToThePageAndAPIClientsA429(t *testing.T) {
 func TestMiddlewareVerifiesOfflineToTheMillisecond(t *testing.T) {
 	both(t, func(t *testing.T, kind string) {
 		f := newFixture(t, kind, nil, nil)
-		tk, tok := f.admit("0123456789abcdef0123456789abcdef") // nbf = t0 + 500 ms
+		tk, tok := f.admit(vid) // nbf = t0 + 500 ms
 		f.pause()
 		f.clock.Advance(100 * time.Millisecond)
 		before := f.waitroomAPICalls()
 
-		res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok)
+		res := f.do(client(nil), "POST", "/api/orders", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 		if res.status != http.StatusTooEarly || res.json["retry_after_ms"] != 400.0 || res.header.Get("Retry-After") != "1" {
 			t.Fatalf("status %d, Retry-After %q, body %s; want 425, 1 s, 400 ms", res.status, res.header.Get("Retry-After"), res.body)
 		}
@@ -72,7 +72,7 @@ func TestMiddlewareVerifiesOfflineToTheMillisecond(t *testing.T) {
 			t.Errorf("body %s", res.body)
 		}
 		f.clock.Advance(400 * time.Millisecond)
-		res = f.do(client(nil), "GET", "/checkout/x", "Accept: application/json", "Authorization: Bearer "+tok)
+		res = f.do(client(nil), "GET", "/checkout/x", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 		if res.status != 200 {
 			t.Fatalf("at nbf: %d %s", res.status, res.body)
 		}
@@ -95,7 +95,7 @@ func TestMiddlewareVerifiesOfflineToTheMillisecond(t *testing.T) {
 func TestMiddlewareBrowserComesBack(t *testing.T) {
 	both(t, func(t *testing.T, kind string) {
 		f := newFixture(t, kind, nil, nil)
-		_, tok := f.admit("0123456789abcdef0123456789abcdef")
+		_, tok := f.admit(vid)
 		f.clock.Advance(time.Second)
 		b := jarClient()
 		if res := f.do(b, "GET", "/checkout/cart?size=42", "Accept: text/html"); res.status != http.StatusFound {
@@ -118,7 +118,7 @@ func TestMiddlewareRefusesBadTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := f.clock.Now()
-	good := token.EntryClaims{Room: room, Subject: "v1", TicketID: "0123456789abcdef0123456789abcdef",
+	good := token.EntryClaims{Room: room, Subject: token.VisitorSubject(vid), TicketID: "0123456789abcdef0123456789abcdef",
 		NotBefore: now.Add(-time.Second), ExpiresAt: now.Add(time.Minute)}
 	// A twin of waitroom's keys that signs for any issuer.
 	pem, err := f.keys.PEM()
@@ -150,7 +150,7 @@ func TestMiddlewareRefusesBadTokens(t *testing.T) {
 		"wrong issuer": sign(twin, wrongIssuer),
 		"malformed":    "a.b.c",
 	}
-	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+sign(twin, good)); res.status != 200 {
+	if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+sign(twin, good), owner); res.status != 200 {
 		t.Fatalf("the good token: %d %s", res.status, res.body)
 	}
 	for name, tok := range cases {
@@ -170,11 +170,11 @@ func TestMiddlewareRefusesBadTokens(t *testing.T) {
 func TestMiddlewareCompletePathHandsTheSlotBack(t *testing.T) {
 	both(t, func(t *testing.T, kind string) {
 		f := newFixture(t, kind, nil, nil)
-		_, tok := f.admit("0123456789abcdef0123456789abcdef")
+		_, tok := f.admit(vid)
 		f.clock.Advance(time.Second)
 		ctx := context.Background()
 
-		res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, "X-Test-Fail: 1")
+		res := f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner, "X-Test-Fail: 1")
 		f.busy.Wait()
 		if res.status != http.StatusConflict {
 			t.Fatalf("status %d", res.status)
@@ -182,7 +182,7 @@ func TestMiddlewareCompletePathHandsTheSlotBack(t *testing.T) {
 		if v, _ := f.line.Verify(ctx, tok, room); !v.Valid {
 			t.Fatalf("a failed order freed the slot: %s", v.Reason)
 		}
-		res = f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok)
+		res = f.do(client(nil), "POST", "/api/orders", "Authorization: Bearer "+tok, owner)
 		f.busy.Wait()
 		if res.status != http.StatusCreated {
 			t.Fatalf("status %d", res.status)
@@ -201,9 +201,9 @@ func TestMiddlewareCompletePathHandsTheSlotBack(t *testing.T) {
 func TestMiddlewareOnlineRefusesCompletedTokens(t *testing.T) {
 	for _, online := range []bool{false, true} {
 		f := newFixture(t, "net/http", nil, func(c *middleware.Config) { c.Online = online })
-		_, tok := f.admit("0123456789abcdef0123456789abcdef")
+		_, tok := f.admit(vid)
 		f.clock.Advance(time.Second)
-		if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok); res.status != 200 {
+		if res := f.do(client(nil), "GET", "/checkout/", "Authorization: Bearer "+tok, owner); res.status != 200 {
 			t.Fatalf("online %v, active token: %d %s", online, res.status, res.body)
 		}
 		if v, err := f.line.Complete(context.Background(), tok, room); err != nil || !v.Valid {
@@ -214,7 +214,7 @@ func TestMiddlewareOnlineRefusesCompletedTokens(t *testing.T) {
 		if online {
 			want = http.StatusTooManyRequests
 		}
-		res := f.do(client(nil), "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+		res := f.do(client(nil), "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 		if res.status != want {
 			t.Errorf("online %v, completed token: status %d, want %d", online, res.status, want)
 		}

@@ -63,6 +63,9 @@ func (j *jwks) verify(tok string) (gatekit.Verdict, error) {
 		return gatekit.Verdict{Reason: "malformed"}, nil
 	}
 	v := gatekit.Verdict{Ticket: c.ID, Subject: c.Subject, NotBefore: c.NotBefore()}
+	if c.ExpiresAt != nil {
+		v.ExpiresAt = c.ExpiresAt.Time
+	}
 	if j.cfg.Now().Before(v.NotBefore) {
 		v.Reason = gatekit.ReasonNotYetValid
 		return v, nil

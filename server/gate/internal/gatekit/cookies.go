@@ -22,6 +22,9 @@ const (
 type Cookies struct {
 	Secure bool   // only over HTTPS
 	Domain string // "" for host-only
+	// NewVisitor draws a new visitor id; nil draws 128 random bits. The
+	// proxy draws waitroom's own (token.Keyset.NewVisitorID).
+	NewVisitor func() string
 }
 
 func (c Cookies) set(w http.ResponseWriter, name, value string, maxAge int) {
@@ -52,9 +55,14 @@ func (c Cookies) ensureVisitor(w http.ResponseWriter, r *http.Request) string {
 	if v := visitor(r); v != "" {
 		return v
 	}
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	v := hex.EncodeToString(b[:])
+	var v string
+	if c.NewVisitor != nil {
+		v = c.NewVisitor()
+	} else {
+		var b [16]byte
+		_, _ = rand.Read(b[:])
+		v = hex.EncodeToString(b[:])
+	}
 	c.set(w, VisitorCookie, v, 86400)
 	return v
 }

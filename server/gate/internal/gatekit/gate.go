@@ -24,10 +24,15 @@ type Verdict struct {
 	Ticket    string    // jti, when known
 	Subject   string    // sub, when known
 	NotBefore time.Time // known when valid or not yet valid
+	ExpiresAt time.Time // exp, when known
 }
 
 // ReasonNotYetValid is the reason of a token whose turn has not started.
 const ReasonNotYetValid = "not_yet_valid"
+
+// ReasonOtherHolder is the reason of a valid token presented by a visitor
+// other than the one it belongs to: a copy.
+const ReasonOtherHolder = "other_holder"
 
 // Ticket states a backend's Enter returns.
 const (
@@ -50,10 +55,21 @@ type Ticket struct {
 	AcceptURL   string        // when bypassed
 }
 
+// Limited is a Backend's refusal to enter a client over a per-client limit
+// (the room's bot_protection): the client gets 429 with its code.
+type Limited struct {
+	Code, Message string
+	RetryAfter    time.Duration
+}
+
+func (e *Limited) Error() string { return e.Code + ": " + e.Message }
+
 // Backend is the waiting room as a gate uses it.
 type Backend interface {
-	// Verify checks an entry token for this gate's room.
-	Verify(ctx context.Context, tok string) (Verdict, error)
+	// Verify checks an entry token for this gate's room, and that visitor
+	// (the gate's visitor cookie) may use it: a token belongs to one
+	// visitor, and a copy sent by anyone else is refused (ReasonOtherHolder).
+	Verify(ctx context.Context, tok, visitor string) (Verdict, error)
 	// Enter gives the visitor its live ticket, or a new one at the back.
 	Enter(ctx context.Context, visitor string) (Ticket, error)
 	// Complete frees the token's slot: the visitor is done with checkout.
@@ -125,6 +141,8 @@ func (g *Gate) guards(urlPath string) bool {
 func (g *Gate) land(w http.ResponseWriter, r *http.Request) {
 	if tok := r.URL.Query().Get(TokenParam); plausibleToken(tok) {
 		g.cfg.Cookies.setToken(w, tok)
+		// The token will be checked against this visitor: make sure it has one.
+		g.cfg.Cookies.ensureVisitor(w, r)
 	}
 	dest := g.cfg.Cookies.takeReturn(w, r)
 	if dest == "" {
@@ -159,8 +177,15 @@ func candidates(r *http.Request) []candidate {
 func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) {
 	ctx := r.Context()
 	refused, stale := "", false
-	for _, c := range candidates(r) {
-		v, err := g.cfg.Backend.Verify(ctx, c.tok)
+	cands := candidates(r)
+	vid := visitor(r)
+	if len(cands) > 0 || !WantsHTML(r) {
+		// A token is checked against its visitor, and an API client enters
+		// under it: one id for both, even on a first, cookieless request.
+		vid = g.cfg.Cookies.ensureVisitor(w, r)
+	}
+	for _, c := range cands {
+		v, err := g.cfg.Backend.Verify(ctx, c.tok, vid)
 		switch {
 		case err != nil:
 			g.unavailable(w, r, "verify", err)
@@ -183,9 +208,16 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		g.toWaitingPage(w, r)
 		return
 	}
-	t, err := g.cfg.Backend.Enter(ctx, g.cfg.Cookies.ensureVisitor(w, r))
+	t, err := g.cfg.Backend.Enter(ctx, vid)
 	if stale && (err != nil || t.State != StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
+	}
+	var lim *Limited
+	if errors.As(err, &lim) {
+		writeJSON(w, http.StatusTooManyRequests, max(lim.RetryAfter, time.Second), waitBody{
+			Error: errorBody{Code: lim.Code, Message: lim.Message}, WaitingRoomURL: g.cfg.WaitingURL,
+		})
+		return
 	}
 	if err != nil {
 		g.unavailable(w, r, "enter", err)
@@ -193,7 +225,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 	}
 	switch t.State {
 	case StateAdmitted:
-		g.admitted(w, r, pass, t)
+		g.admitted(w, r, pass, t, vid)
 	case StateWaiting:
 		msg := "checkout is busy: you are in line; ask again after retry_after_ms"
 		if refused != "" {
@@ -220,13 +252,13 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 // admitted: an API client's turn came. It passes at once when the turn has
 // started; either way it keeps the token as a cookie, and reads it in the
 // answer for use as a Bearer.
-func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handler, t Ticket) {
+func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handler, t Ticket, vid string) {
 	if t.Token == "" {
 		g.unavailable(w, r, "enter", errors.New("admitted ticket without a token"))
 		return
 	}
 	g.cfg.Cookies.setToken(w, t.Token)
-	v, err := g.cfg.Backend.Verify(r.Context(), t.Token)
+	v, err := g.cfg.Backend.Verify(r.Context(), t.Token, vid)
 	switch {
 	case err != nil:
 		g.unavailable(w, r, "verify", err)

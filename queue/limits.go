@@ -1,0 +1,154 @@
+package queue
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// Per-client limits of a room (Settings.BotProtection), counted in Redis
+// across every server. A client is a bucket of addresses (the caller's
+// choice: one IPv4 address, one IPv6 /64). Only new places count: a visitor
+// who asks again for the place it holds is never limited.
+
+// Names of the limits, as the settings spell them.
+const (
+	LimitEntersPerMinute = "enters_per_ip_per_minute"
+	LimitPlaces          = "places_per_ip"
+)
+
+// LimitError is a refusal by a per-client limit.
+type LimitError struct {
+	Limit      string // LimitEntersPerMinute or LimitPlaces
+	Max        int64
+	RetryAfter time.Duration
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("queue: over the limit %s of %d", e.Limit, e.Max)
+}
+
+// Codes of the refusals, as clients read them.
+const (
+	CodeRateLimited   = "rate_limited"
+	CodeTooManyPlaces = "too_many_places"
+)
+
+// Code is the refusal's error code: CodeRateLimited or CodeTooManyPlaces.
+func (e *LimitError) Code() string {
+	if e.Limit == LimitPlaces {
+		return CodeTooManyPlaces
+	}
+	return CodeRateLimited
+}
+
+// Explain says, for the client, which limit refused it.
+func (e *LimitError) Explain() string {
+	if e.Limit == LimitPlaces {
+		return fmt.Sprintf("this network already holds %d places in this room (places_per_ip); try again when one ends", e.Max)
+	}
+	return fmt.Sprintf("too many new places from this network: at most %d a minute (enters_per_ip_per_minute)", e.Max)
+}
+
+// ErrLimited matches every *LimitError with errors.Is.
+var ErrLimited = errors.New("queue: over a per-client limit")
+
+func (e *LimitError) Is(target error) bool { return target == ErrLimited }
+
+const (
+	// placeClaimWindow is how long a claim counts before its place exists:
+	// longer than any enter takes.
+	placeClaimWindow = 10 * time.Second
+	// placesTTL: a bucket's set goes a day after its last new place, so
+	// buckets that stopped coming leave nothing behind.
+	placesTTL = 24 * time.Hour
+)
+
+var (
+	//go:embed lua/places.lua
+	placesLua    string
+	placesScript = redis.NewScript(placesLua)
+)
+
+// Claims of a place by a client bucket.
+const (
+	ClaimHeld  = 0  // the identity holds a live place: nothing counted
+	ClaimTaken = 1  // a new place is claimed for the identity
+	ClaimFull  = -1 // the bucket holds its limit of places
+)
+
+func (s *RedisStore) placesKey(room, bucket string) string {
+	return s.prefix + "{" + room + "}:places:" + bucket
+}
+
+// ClaimPlace tells whether identity holds a live place in room, and if not
+// claims one for bucket unless it already holds limit of them (0: no limit).
+func (s *RedisStore) ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error) {
+	k := keysFor(s.prefix, room)
+	n, err := placesScript.Run(ctx, s.rdb, []string{k.visitors, k.tickets, s.placesKey(room, bucket)},
+		identity, ms(now), limit, placeClaimWindow.Milliseconds(), placesTTL.Milliseconds()).Int()
+	if err != nil {
+		return 0, fmt.Errorf("queue: claim place: %w", err)
+	}
+	return n, nil
+}
+
+// ReleasePlace takes back a claim that did not become a place.
+func (s *RedisStore) ReleasePlace(ctx context.Context, room, bucket, identity string) error {
+	if err := s.rdb.ZRem(ctx, s.placesKey(room, bucket), identity).Err(); err != nil {
+		return fmt.Errorf("queue: release place: %w", err)
+	}
+	return nil
+}
+
+// AllowEnter counts one new place of bucket against perMinute (GCRA, as
+// redis_rate keeps it; its key expires when the bucket is full again).
+func (s *RedisStore) AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error) {
+	res, err := s.rate.Allow(ctx, s.prefix+"{"+room+"}:enters:"+bucket, redis_rate.PerMinute(int(perMinute)))
+	if err != nil {
+		return false, 0, fmt.Errorf("queue: allow enter: %w", err)
+	}
+	return res.Allowed > 0, res.RetryAfter, nil
+}
+
+// LimitClient holds a client bucket to the room's per-client limits before
+// identity enters: nil when it may take (or already holds) a place, a
+// *LimitError when a limit refuses it. With both limits off it costs nothing.
+func (l *Line) LimitClient(ctx context.Context, room string, s *Settings, bucket, identity string) error {
+	bp := s.BotProtection
+	if bp.EntersPerIPPerMinute <= 0 && bp.PlacesPerIP <= 0 {
+		return nil
+	}
+	claim, err := l.store.ClaimPlace(ctx, room, bucket, identity, bp.PlacesPerIP, l.clock.Now())
+	switch {
+	case err != nil:
+		return err
+	case claim == ClaimHeld:
+		return nil
+	case claim == ClaimFull:
+		// Nobody knows when a place ends; a waiter who stops asking loses
+		// it after abandon_after_s, the soonest one can free itself.
+		return &LimitError{Limit: LimitPlaces, Max: bp.PlacesPerIP, RetryAfter: time.Duration(s.AbandonAfterS) * time.Second}
+	}
+	if bp.EntersPerIPPerMinute <= 0 {
+		return nil
+	}
+	ok, retry, err := l.store.AllowEnter(ctx, room, bucket, bp.EntersPerIPPerMinute)
+	if err == nil && ok {
+		return nil
+	}
+	if bp.PlacesPerIP > 0 {
+		if rerr := l.store.ReleasePlace(ctx, room, bucket, identity); rerr != nil {
+			l.log.Debug("queue: release a refused claim", "room", room, "err", rerr) // it lapses by itself
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return &LimitError{Limit: LimitEntersPerMinute, Max: bp.EntersPerIPPerMinute, RetryAfter: retry}
+}

@@ -1,0 +1,55 @@
+-- places: does identity hold a live place, and may its client bucket take one more?
+-- A bucket's set names the identities whose places it holds, each scored by the
+-- deadline of its claim: a claim that never became a place lapses then, and a
+-- place that ended (abandoned, reclaimed, completed, left) stops counting.
+-- KEYS[1] visitors HASH identity -> ticket id
+-- KEYS[2] tickets  HASH ticket id -> JSON record
+-- KEYS[3] places   ZSET identities whose places the bucket holds, by claim deadline (ms)
+-- ARGV[1] identity  ARGV[2] now (ms)  ARGV[3] limit (0: claim nothing)
+-- ARGV[4] claim window (ms)  ARGV[5] life of the set after its last claim (ms)
+-- Returns 0 when identity holds a live place already (nothing is counted),
+-- 1 when it may take one (claimed), -1 when the bucket holds limit places.
+local identity, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local window = tonumber(ARGV[4])
+
+local function record(who)
+  local id = redis.call('HGET', KEYS[1], who)
+  if not id then return nil end
+  local raw = redis.call('HGET', KEYS[2], id)
+  if not raw then return nil end
+  return cjson.decode(raw)
+end
+
+local function live(rec)
+  return rec ~= nil and (rec.st == 'waiting' or (rec.st == 'admitted' and rec.x > now))
+end
+
+-- A member counts while its place lives, or, until its claim's deadline,
+-- while the claimed place has not come yet (a place that came and ended
+-- entered after the claim was made).
+local function counts(who, deadline)
+  local rec = record(who)
+  if live(rec) then return true end
+  if rec ~= nil and rec.e >= deadline - window then return false end
+  return deadline > now
+end
+
+if live(record(identity)) then return 0 end
+if limit <= 0 then return 1 end
+if redis.call('ZCARD', KEYS[3]) >= limit then
+  -- Only a full bucket is swept, so a claim costs O(limit) at most.
+  local members = redis.call('ZRANGE', KEYS[3], 0, -1, 'WITHSCORES')
+  local held = 0
+  for i = 1, #members, 2 do
+    local who = members[i]
+    if who ~= identity and counts(who, tonumber(members[i + 1])) then
+      held = held + 1
+    else
+      redis.call('ZREM', KEYS[3], who)
+    end
+  end
+  if held >= limit then return -1 end
+end
+redis.call('ZADD', KEYS[3], now + window, identity)
+redis.call('PEXPIRE', KEYS[3], ARGV[5])
+return 1

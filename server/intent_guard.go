@@ -1,0 +1,82 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// While Redis is down an intent is all it takes to ask for stock, so each
+// one must come from a real, distinct person: one open intent per visitor
+// only holds if a request cannot mint visitors at will. A visitor who had a
+// ticket before the outage keeps its identity (cookie or user token); one
+// without must pass the NewcomerCheck first. Each server also counts the
+// room's per-client limits by itself (intent_limits.go), and max_quantity
+// caps what one intent asks for.
+
+// NewcomerCheck decides whether a request that carries no identity may
+// become a new visitor while degraded (the proof-of-work challenge plugs in
+// here). Admit returns nil to let it in (a visitor cookie is then set), or
+// the error to answer with. Config.Newcomers; nil refuses every newcomer.
+type NewcomerCheck interface {
+	AdmitNewcomer(c echo.Context, room string, s queue.Settings) error
+}
+
+// refuseNewcomers is the default NewcomerCheck: no identity, no intent.
+type refuseNewcomers struct{}
+
+func (refuseNewcomers) AdmitNewcomer(echo.Context, string, queue.Settings) error {
+	return errNewcomer
+}
+
+var errNewcomer = errorf(http.StatusForbidden, "newcomer_refused",
+	"the line is down, and only visitors who were in it before may leave a request now; come back when it is up")
+
+// intentGuard is what stands between a request and the outbox.
+type intentGuard struct {
+	newcomers NewcomerCheck
+	limits    *intentLimits
+}
+
+// intentVisitor is the identity an intent is taken under: the visitor's
+// own from before the outage (a user token, or a visitor cookie waitroom
+// handed out: a made-up one is no identity), or a new one the NewcomerCheck
+// allowed.
+func (g intentGuard) intentVisitor(c echo.Context, ids identities, room string, s queue.Settings) (string, error) {
+	if t := bearer(c); t != "" {
+		return ids.fromUserToken(s, t)
+	}
+	if v := visitorID(c); v != "" && (ids.vids == nil || ids.vids.IssuedVisitorID(v)) {
+		return queue.VisitorIdentity(v), nil
+	}
+	if err := g.newcomers.AdmitNewcomer(c, room, s); err != nil {
+		return "", err
+	}
+	return ids.forEnter(c, s, "")
+}
+
+// checkQuantity holds an intent's payload "quantity" to the room's
+// max_quantity (0: no cap): an integer from 1 to the cap.
+func checkQuantity(s queue.Settings, payload json.RawMessage) error {
+	if s.MaxQuantity <= 0 {
+		return nil
+	}
+	var p struct {
+		Quantity json.RawMessage `json:"quantity"`
+	}
+	if err := json.Unmarshal(payload, &p); err != nil || p.Quantity == nil {
+		return nil // not an object the room can read a quantity from: the shop decides
+	}
+	q, err := strconv.ParseInt(string(bytes.TrimSpace(p.Quantity)), 10, 64)
+	if err != nil || q < 1 || q > s.MaxQuantity {
+		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "quantity",
+			Message: fmt.Sprintf("quantity: must be a whole number from 1 to %d (max_quantity)", s.MaxQuantity)}
+	}
+	return nil
+}
