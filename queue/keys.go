@@ -25,6 +25,12 @@ func keysFor(prefix, room string) roomKeys {
 	}
 }
 
+// pow is the spent mark of one proof-of-work challenge. It expires with the
+// challenge, so DeleteRoom need not find it.
+func (k roomKeys) pow(id string) string {
+	return k.settings[:len(k.settings)-len("settings")] + "pow:" + id
+}
+
 func (k roomKeys) all() []string {
 	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.activation}
 }

@@ -52,7 +52,10 @@ func intentError(err error) error {
 
 // acceptIntent is shared by the API and the accept page's form: it checks
 // the room and mode, finds the visitor, and writes the intent durably.
-func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, store intentStore, room string, payload json.RawMessage) (outbox.Intent, error) {
+// With proof of work on, an intent costs a solved challenge (powPayload):
+// while Redis is down a visitor cookie from before cannot be told from a
+// made-up one, so everyone pays once; the cookie still names the visitor.
+func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, store intentStore, g powGate, room string, payload json.RawMessage, powPayload string) (outbox.Intent, error) {
 	if !deg.Degraded() {
 		return outbox.Intent{}, errNotDegraded
 	}
@@ -70,6 +73,9 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	if err != nil {
 		return outbox.Intent{}, err
 	}
+	if err := g.spendLocal(s, room, visitor, powPayload); err != nil {
+		return outbox.Intent{}, err
+	}
 	in, _, err := store.Accept(c.Request().Context(), room, visitor, payload)
 	if err != nil {
 		return outbox.Intent{}, intentError(err)
@@ -80,7 +86,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 // handleCreateIntent: POST /api/rooms/:room/intents {"payload": {...}}
 // answers 202 only once the intent is durably in the outbox. A visitor has
 // one open intent per room: a repeat returns the same intent_id.
-func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, store intentStore) echo.HandlerFunc {
+func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, store intentStore, g powGate) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -88,6 +94,7 @@ func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, stor
 		}
 		var body struct {
 			Payload json.RawMessage `json:"payload"`
+			Pow     string          `json:"pow"` // a solved challenge, for a new visitor
 		}
 		if err := decodeBody(c, &body, false); err != nil {
 			return err
@@ -95,7 +102,7 @@ func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, stor
 		if len(body.Payload) == 0 || string(body.Payload) == "null" {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: is required"}
 		}
-		in, err := acceptIntent(c, rooms, deg, ids, store, room, body.Payload)
+		in, err := acceptIntent(c, rooms, deg, ids, store, g, room, body.Payload, body.Pow)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 )
 
 // apiError is what every JSON error body says: {"error": {"code", "message"}}.
@@ -17,6 +18,8 @@ type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	// challenge, when set, goes beside the error: a place needs the work.
+	challenge *pow.Challenge
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -86,7 +89,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.NoContent(ae.Status)
 		return
 	}
-	if werr := c.JSON(ae.Status, map[string]*apiError{"error": ae}); werr != nil {
+	var body any = map[string]*apiError{"error": ae}
+	if ae.challenge != nil {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		body = struct {
+			Error     *apiError      `json:"error"`
+			Challenge *pow.Challenge `json:"challenge"`
+		}{ae, ae.challenge}
+	}
+	if werr := c.JSON(ae.Status, body); werr != nil {
 		s.log.Debug("write error response", "err", werr)
 	}
 }

@@ -18,6 +18,7 @@ type acceptPageDeps struct {
 	deg   degradeFlag
 	ids   identities
 	store intentStore
+	gate  powGate
 }
 
 func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProps, error) {
@@ -78,7 +79,7 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 			return render(c, http.StatusBadRequest, templates.AcceptPage(p))
 		}
 		payload, _ := json.Marshal(map[string]any{"product": p.ProductID, "quantity": qty})
-		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.store, room, payload)
+		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.store, d.gate, room, payload, c.FormValue("pow"))
 		if errors.Is(err, errNotDegraded) {
 			return render(c, http.StatusConflict, templates.AcceptPage(p))
 		}

@@ -78,13 +78,15 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now}
+	gate := newPowGate(line)
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")
-	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg))
+	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg, gate))
+	api.GET("/rooms/:room/challenge", handleChallenge(line, ids, gate))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
 	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, s.hub, false))
@@ -103,12 +105,12 @@ func New(line *queue.Line, cfg Config) *Server {
 		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
 	}
 
-	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
-	mountEmbed(e, api, line, ids, deg, s.hub)
+	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, gate))
+	mountEmbed(e, api, line, ids, deg, s.hub, gate)
 	if cfg.Intents != nil {
-		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, cfg.Intents))
+		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, cfg.Intents, gate))
 		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))
-		d := acceptPageDeps{line: line, deg: deg, ids: ids, store: cfg.Intents}
+		d := acceptPageDeps{line: line, deg: deg, ids: ids, store: cfg.Intents, gate: gate}
 		e.GET("/rooms/:room/accept", handleAcceptPage(d))
 		e.POST("/rooms/:room/accept", handleAcceptForm(d))
 	}
