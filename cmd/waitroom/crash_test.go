@@ -72,7 +72,7 @@ func TestKilledBetweenOutboxAndKafkaLosesNothing(t *testing.T) {
 
 	cmd, addr := start()
 	base := "http://" + addr
-	admin(base, "PUT", "/admin/api/rooms/sale", `{}`)
+	admin(base, "PUT", "/admin/api/rooms/sale", `{"bot_protection": {"proof_of_work": "off"}}`)
 	admin(base, "POST", "/admin/api/degrade", `{"on": true}`)
 	const n = 20
 	type visitor struct {
