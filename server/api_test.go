@@ -271,7 +271,7 @@ func TestAdminRoomsAndStats(t *testing.T) {
 	if r := e.admin("PUT", "/admin/api/rooms/sale", `{"capacity": 7, "title": "Drop"}`); r.status != 201 || r.body["capacity"] != 7.0 || r.body["batch_size"] != 10.0 {
 		t.Fatalf("create: %d %s", r.status, r.raw)
 	}
-	if r := e.admin("PUT", "/admin/api/rooms/sale", `{"capacity": 8}`); r.status != 200 {
+	if r := e.admin("PUT", "/admin/api/rooms/sale", `{"capacity": 8, "bot_protection": {"proof_of_work": "off"}}`); r.status != 200 {
 		t.Fatalf("replace: %d %s", r.status, r.raw)
 	}
 	if r := e.admin("GET", "/admin/api/rooms/sale", ""); r.body["capacity"] != 8.0 || r.body["title"] != "" {
