@@ -89,7 +89,7 @@ const (
 )
 
 // DefaultPowCost is the work a new room asks of each entering client.
-const DefaultPowCost = 50_000
+const DefaultPowCost = 500
 
 // BotProtection makes a place cost a script real work and a person nothing
 // they notice. The per-IP limits are off (0) by default: behind a carrier-grade

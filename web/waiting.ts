@@ -5,6 +5,7 @@
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { Page } from "./page";
+import { fetchChallenge, solve } from "./pow";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -27,11 +28,50 @@ function storage(): Storage | null {
   }
 }
 
+/**
+ * check is the page's first step when the room asks for proof of work and the
+ * visitor has no place yet: solve a challenge in Web Workers, enter with it
+ * through the API, and reload, which now shows the place.
+ */
+async function check(root: HTMLElement, room: string, challengeURL: string, workerURL: string): Promise<void> {
+  const enterURL = `/api/rooms/${encodeURIComponent(room)}/enter`;
+  // A challenge can expire or be spent (another tab): try a fresh one, twice more.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const payload = await solve(await fetchChallenge(challengeURL), workerURL);
+      const res = await fetch(enterURL, {
+        method: "POST",
+        credentials: "same-origin",
+        cache: "no-store",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: JSON.stringify({ pow: payload }),
+      });
+      if (res.ok) {
+        location.reload();
+        return;
+      }
+      if (res.status !== 403) break;
+    } catch {
+      // the network or a worker: try again
+    }
+  }
+  const status = root.querySelector<HTMLElement>('[data-testid="checking-status"]');
+  const failed = root.querySelector<HTMLElement>('[data-testid="checking-failed"]');
+  const strings = readStrings();
+  if (status && strings["checking.failed"]) status.textContent = strings["checking.failed"];
+  root.querySelector('[data-testid="checking-progress"]')?.remove();
+  if (failed) failed.hidden = false;
+}
+
 function main(): void {
   const root = document.querySelector<HTMLElement>("[data-waitroom]");
   if (!root) return;
   const d = root.dataset;
   const room = d.room ?? "";
+  if (room && d.challengeUrl && d.powWorker) {
+    void check(root, room, d.challengeUrl, d.powWorker);
+    return;
+  }
   const ticketID = d.ticket ?? "";
   const lang = d.lang || document.documentElement.lang || "en";
   const initial = parseTicketText(d.ticketJson ?? "");
