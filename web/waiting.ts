@@ -38,7 +38,14 @@ async function check(root: HTMLElement, room: string, challengeURL: string, work
   // A challenge can expire or be spent (another tab): try a fresh one, twice more.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
+      const began = performance.now();
       const payload = await solve(await fetchChallenge(challengeURL), workerURL);
+      try {
+        // How long the check took (challenge and work), for the browser test's timing.
+        sessionStorage.setItem("waitroom:pow-ms", String(Math.round(performance.now() - began)));
+      } catch {
+        // storage may be off: the timing is only a measurement
+      }
       const res = await fetch(enterURL, {
         method: "POST",
         credentials: "same-origin",
