@@ -49,7 +49,7 @@ free_port() {
 }
 
 wait_for() {
-	for _ in $(seq 100); do
+	for _ in $(seq 300); do
 		if "$@" >/dev/null 2>&1; then return 0; fi
 		sleep 0.1
 	done
@@ -96,3 +96,10 @@ timeout 120 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --room po
 cat "$work/honest.txt"
 # Everyone waits (one slot, a tick a minute), so the newcomer is last in line.
 echo "honest visitor's place: $(sed -n 's/.*"waiting_after":\([0-9]*\).*/\1/p' "$work/honest.json")"
+
+echo
+echo "== a script that does not solve: fresh visitors, 10s (every answer is a refusal with a new challenge)"
+timeout 120 "$work/loadgen" --url "$base" --room powbench --concurrency 50 --requests 1000000 \
+	--warmup 1s --duration 10s --json >"$work/flood.json" 2>"$work/flood.txt"
+cat "$work/flood.txt"
+echo "places in line after the flood: $(redis-cli -p "$redis_port" --no-raw zcard '{powbench}:q' | tr -dc 0-9)"
