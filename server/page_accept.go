@@ -30,11 +30,15 @@ func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProp
 		}
 	}
 	product := s.ProductName
-	return templates.AcceptProps{
+	p := templates.AcceptProps{
 		Lang: pageLang(c), Room: room, Title: s.Title,
 		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(),
-	}, nil
+	}
+	if s.BotProtection.PowOn() {
+		p.ChallengeURL = "/api/rooms/" + room + "/challenge"
+	}
+	return p, nil
 }
 
 // handleAcceptPage: GET /rooms/:room/accept[?intent=ID]. While Redis is

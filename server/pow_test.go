@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -296,4 +297,20 @@ func TestPowDegradedIntent(t *testing.T) {
 		t.Fatalf("intent with a solution: %d %s", r.status, r.raw)
 	}
 	wantError(t, e.do(bob, "POST", "/api/rooms/sale/intents", intent+`, "pow": "`+payload+`"}`), 403, "challenge_spent")
+
+	// The accept page's form: its script solves into the "pow" field.
+	carol := e.browser()
+	page := e.do(carol, "GET", "/rooms/sale/accept", "")
+	if !strings.Contains(page.raw, `data-challenge-url="/api/rooms/sale/challenge"`) || !strings.Contains(page.raw, `name="pow"`) {
+		t.Fatalf("accept page without the challenge: %.3000s", page.raw)
+	}
+	form := []string{"Content-Type", "application/x-www-form-urlencoded"}
+	if r := e.do(carol, "POST", "/rooms/sale/accept", "quantity=1&pow=", form...); r.status != 403 {
+		t.Fatalf("form without work: %d", r.status)
+	}
+	c = challengeOf(t, e.do(carol, "GET", "/api/rooms/sale/challenge", ""))
+	r = e.do(carol, "POST", "/rooms/sale/accept", "quantity=1&pow="+url.QueryEscape(solve(t, c)), form...)
+	if r.status != 200 || !strings.Contains(r.raw, `data-testid="intent"`) {
+		t.Fatalf("form with a solution: %d %.2000s", r.status, r.raw)
+	}
 }

@@ -70,7 +70,41 @@ async function check(root: HTMLElement, room: string, challengeURL: string, work
   if (failed) failed.hidden = false;
 }
 
+/**
+ * powForm: the accept page of degraded mode, when the room asks for proof of
+ * work. Sending the form first solves a challenge into its "pow" field.
+ */
+function powForm(form: HTMLFormElement): void {
+  const d = form.dataset;
+  const field = form.querySelector<HTMLInputElement>('input[name="pow"]');
+  const status = form.querySelector<HTMLElement>('[data-testid="accept-checking"]');
+  if (!d.challengeUrl || !d.powWorker || !field) return;
+  let busy = false;
+  form.addEventListener("submit", (ev) => {
+    if (field.value) return; // solved: let it go
+    ev.preventDefault();
+    if (busy) return;
+    busy = true;
+    if (status) status.hidden = false;
+    void (async () => {
+      try {
+        field.value = await solve(await fetchChallenge(d.challengeUrl!), d.powWorker!);
+        form.submit();
+      } catch {
+        busy = false;
+        const text = readStrings()["checking.failed"];
+        if (status && text) status.textContent = text;
+      }
+    })();
+  });
+}
+
 function main(): void {
+  const accept = document.querySelector<HTMLFormElement>("form[data-challenge-url]");
+  if (accept) {
+    powForm(accept);
+    return;
+  }
   const root = document.querySelector<HTMLElement>("[data-waitroom]");
   if (!root) return;
   const d = root.dataset;
