@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -56,11 +57,16 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 	if err != nil {
 		return ticketJSON{}, err
 	}
-	proof, err := g.proof(s, room, identity, powPayload)
-	if err != nil {
-		return ticketJSON{}, err
+	proof, refused := g.proof(s, room, identity, powPayload)
+	if refused != nil {
+		// A bad solution takes no new place, but a visitor who holds one
+		// still gets it back; anyone else hears what was wrong.
+		proof = queue.EntryProof{Required: true}
 	}
 	t, s, err := line.EnterWith(ctx, room, identity, proof)
+	if refused != nil && errors.Is(err, queue.ErrProofRequired) {
+		return ticketJSON{}, refused
+	}
 	if err != nil {
 		return ticketJSON{}, g.enterError(s, room, identity, err)
 	}

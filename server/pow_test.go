@@ -100,6 +100,10 @@ func TestPowScriptWithoutWorkTakesNoPlace(t *testing.T) {
 	if again.status != 200 || again.body["ticket"] != in.body["ticket"] {
 		t.Fatalf("re-enter: %d %s", again.status, again.raw)
 	}
+	// A stale or doctored solution does not cost her the place she holds.
+	if r := e.do(alice, "POST", "/api/rooms/sale/enter", powBody("junk")); r.status != 200 || r.body["ticket"] != in.body["ticket"] {
+		t.Fatalf("re-enter with junk: %d %s", r.status, r.raw)
+	}
 	if p := e.do(alice, "GET", "/rooms/sale", ""); !strings.Contains(p.raw, in.body["ticket"].(string)) {
 		t.Fatalf("page of a visitor in line: %.2000s", p.raw)
 	}
