@@ -108,10 +108,17 @@ func (g powGate) enterError(s queue.Settings, room, identity string, err error) 
 	return err
 }
 
+// challengeRooms is what the challenge handler needs: the room, from the
+// cache first, so challenges are served while Redis is down.
+type challengeRooms interface {
+	roomReader
+	cachedRooms
+}
+
 // handleChallenge: GET /api/rooms/:room/challenge (and …/embed/challenge):
 // a fresh challenge for this visitor, whom it names (setting the visitor
 // cookie or embed key as enter does), so clients can solve before entering.
-func handleChallenge(line enterer, ids identities, g powGate) echo.HandlerFunc {
+func handleChallenge(line challengeRooms, ids identities, g powGate) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
