@@ -4,6 +4,8 @@ package queue
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
 	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events, activation string
+	// powSpent prefixes the spent marks of proof-of-work challenges.
+	powSpent string
 }
 
 func keysFor(prefix, room string) roomKeys {
@@ -22,8 +24,13 @@ func keysFor(prefix, room string) roomKeys {
 		events:   b + "events",
 		// activation is kept by queue/adaptive; listed so DeleteRoom removes it.
 		activation: b + "activation",
+		powSpent:   b + "pow:",
 	}
 }
+
+// pow is the spent mark of one proof-of-work challenge. It expires with the
+// challenge, so DeleteRoom need not find it.
+func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
 	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.activation}

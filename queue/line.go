@@ -170,6 +170,12 @@ func (l *Line) DeleteRoom(ctx context.Context, room string) error {
 
 // Enter puts identity in the room's line, or returns its live ticket.
 func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settings, error) {
+	return l.EnterWith(ctx, room, identity, EntryProof{})
+}
+
+// EnterWith is Enter where a new place costs proof (see EntryProof): a live
+// ticket comes back without one.
+func (l *Line) EnterWith(ctx context.Context, room, identity string, proof EntryProof) (Ticket, Settings, error) {
 	s, err := l.Room(ctx, room)
 	if err != nil {
 		return Ticket{}, Settings{}, err
@@ -182,7 +188,7 @@ func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settin
 		// of people still waiting from when it was open.
 		eff.Activation = activationLineClosed
 	}
-	t, err := l.store.Enter(ctx, room, &eff, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond))
+	t, err := l.store.Enter(ctx, room, &eff, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	return t, s, err
 }
 

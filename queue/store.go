@@ -10,7 +10,30 @@ import (
 var (
 	ErrRoomNotFound   = errors.New("room not found")
 	ErrTicketNotFound = errors.New("ticket not found")
+	// ErrProofRequired: a new place needs a proof-of-work solution and none came.
+	ErrProofRequired = errors.New("queue: a new place needs a proof of work")
+	// ErrProofSpent: the solution was already used for a place.
+	ErrProofSpent = errors.New("queue: proof of work already spent")
 )
+
+// EntryProof is what a new place costs: nothing (the zero value), a
+// solution that did not come (Required without ID), or a checked solution
+// whose ID is spent once, remembered until Expires.
+type EntryProof struct {
+	Required bool
+	ID       string
+	Expires  time.Time
+}
+
+func (p EntryProof) mode() string {
+	switch {
+	case !p.Required:
+		return "none"
+	case p.ID == "":
+		return "need"
+	}
+	return "spend"
+}
 
 // Stats are a room's counters.
 type Stats struct {
@@ -47,8 +70,9 @@ type Store interface {
 	ListRooms(ctx context.Context) ([]string, error)
 
 	// Enter returns the identity's live ticket in room, or a new one at the
-	// back of the line (admitted at once when the fast track allows).
-	Enter(ctx context.Context, room string, s *Settings, identity, newTicketID string, now time.Time, jitter time.Duration) (Ticket, error)
+	// back of the line (admitted at once when the fast track allows). A new
+	// one costs what gate says (ErrProofRequired, ErrProofSpent).
+	Enter(ctx context.Context, room string, s *Settings, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
 	// Status reads a ticket for its owner and counts as a sign of life.
 	Status(ctx context.Context, room string, s *Settings, ticketID, identity string, now time.Time) (Ticket, error)
 	// StatusMany reads many tickets in one pipelined round trip, without an

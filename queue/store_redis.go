@@ -138,7 +138,7 @@ func (s *RedisStore) ListRooms(ctx context.Context) ([]string, error) {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, identity, newID string, now time.Time, jitter time.Duration) (Ticket, error) {
+func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, identity, newID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error) {
 	k := keysFor(s.prefix, room)
 	mode := "line"
 	switch {
@@ -152,9 +152,9 @@ func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, ident
 		mode = "paused"
 	}
 	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits},
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID)},
 		identity, newID, ms(now), mode, st.Capacity, st.BatchSize, st.BatchIntervalMS,
-		ms(now.Add(jitter)), st.SessionTTLS*1000,
+		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
 	).Slice()
 	if err != nil {
 		return Ticket{}, fmt.Errorf("queue: enter: %w", err)
@@ -164,6 +164,12 @@ func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, ident
 	}
 	id, _ := res[0].(string)
 	if id == "" {
+		switch toInt(res[2]) {
+		case -2:
+			return Ticket{}, ErrProofRequired
+		case -3:
+			return Ticket{}, ErrProofSpent
+		}
 		return Ticket{Room: room, State: StateClosed}, nil
 	}
 	return decodeTicket(room, id, res[1], res[2], res[3], res[4], now)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -16,12 +17,12 @@ type enterer interface {
 	cachedRooms
 	tokenSigner
 	clientLimiter
-	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
+	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	Now() time.Time
 }
 
-// handleEnter: POST /api/rooms/:room/enter {"user_token"?}
-func handleEnter(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc {
+// handleEnter: POST /api/rooms/:room/enter {"user_token"?, "pow"?}
+func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -29,11 +30,12 @@ func handleEnter(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc
 		}
 		var body struct {
 			UserToken string `json:"user_token"`
+			Pow       string `json:"pow"` // a solved challenge: see docs/api.md
 		}
 		if err := decodeBody(c, &body, true); err != nil {
 			return err
 		}
-		v, err := enter(c, line, ids, deg, room, body.UserToken)
+		v, err := enter(c, line, ids, deg, g, room, body.UserToken, body.Pow)
 		if err != nil {
 			return err
 		}
@@ -41,8 +43,9 @@ func handleEnter(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc
 	}
 }
 
-// enter is shared by the API and the waiting page.
-func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, room, userToken string) (ticketJSON, error) {
+// enter takes a place (or returns the visitor's own) for the API and the
+// embed; with proof of work on, a new place costs a solution (powPayload).
+func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, room, userToken, powPayload string) (ticketJSON, error) {
 	if deg.Degraded() {
 		return bypassed(line, room, "")
 	}
@@ -58,9 +61,18 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, room, 
 	if err := limitEnter(c, line, room, s, identity); err != nil {
 		return ticketJSON{}, err
 	}
-	t, s, err := line.Enter(ctx, room, identity)
+	proof, refused := g.proof(s, room, identity, powPayload)
+	if refused != nil {
+		// A bad solution takes no new place, but a visitor who holds one
+		// still gets it back; anyone else hears what was wrong.
+		proof = queue.EntryProof{Required: true}
+	}
+	t, s, err := line.EnterWith(ctx, room, identity, proof)
+	if refused != nil && errors.Is(err, queue.ErrProofRequired) {
+		return ticketJSON{}, refused
+	}
 	if err != nil {
-		return ticketJSON{}, err
+		return ticketJSON{}, g.enterError(s, room, identity, err)
 	}
 	return newTicketJSON(line, t, &s)
 }

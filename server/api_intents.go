@@ -52,9 +52,12 @@ func intentError(err error) error {
 }
 
 // acceptIntent is shared by the API and the accept page's form: it checks
-// the room and mode, finds the visitor, holds the client to its limits, and
-// writes the intent durably.
-func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, g intentGuard, store intentStore, room string, payload json.RawMessage) (outbox.Intent, error) {
+// the room and mode, finds the visitor, holds the client to its limits and,
+// with proof of work on, to a solved challenge (powPayload), and writes the
+// intent durably. While Redis is down a visitor cookie from before is only
+// known by its MAC, which any request could have fetched, so with proof of
+// work on everyone pays once; the cookie still names the visitor.
+func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identities, g intentGuard, store intentStore, room string, payload json.RawMessage, powPayload string) (outbox.Intent, error) {
 	if !deg.Degraded() {
 		return outbox.Intent{}, errNotDegraded
 	}
@@ -73,6 +76,9 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	}
 	visitor, err := g.intentVisitor(c, ids, room, s)
 	if err != nil {
+		return outbox.Intent{}, err
+	}
+	if err := g.work.spendLocal(s, room, visitor, powPayload); err != nil {
 		return outbox.Intent{}, err
 	}
 	now := ids.now()
@@ -103,6 +109,7 @@ func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, g in
 		}
 		var body struct {
 			Payload json.RawMessage `json:"payload"`
+			Pow     string          `json:"pow"` // a solved challenge, for a new visitor
 		}
 		if err := decodeBody(c, &body, false); err != nil {
 			return err
@@ -110,7 +117,7 @@ func handleCreateIntent(rooms cachedRooms, deg degradeFlag, ids identities, g in
 		if len(body.Payload) == 0 || string(body.Payload) == "null" {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: is required"}
 		}
-		in, err := acceptIntent(c, rooms, deg, ids, g, store, room, body.Payload)
+		in, err := acceptIntent(c, rooms, deg, ids, g, store, room, body.Payload, body.Pow)
 		if err != nil {
 			return err
 		}

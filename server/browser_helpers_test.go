@@ -227,6 +227,7 @@ func browserRoomSettings() queue.Settings {
 	s.AbandonAfterS = 300 // the waiters ahead have no page to keep them alive
 	s.Tiers = []queue.Tier{{MaxPosition: nil, IntervalMS: 250}}
 	s.TargetURL = "/shop"
+	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	return s
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -361,5 +362,80 @@ func browserDegradeScenario(t *testing.T, kit browserKit) {
 	}
 	if v.Status != string(in.Status) && v.Status != "accepted" {
 		t.Errorf("page showed %q, outbox has %q", v.Status, in.Status)
+	}
+}
+
+// TestBrowserProofOfWork: with proof of work on, a new visitor's waiting page
+// shows the checking step in the visitor's language, solves in Web Workers,
+// takes a place and goes on to checkout; no place is taken before. With
+// WAITROOM_POW_SOLVES=n it also times n more visitors at the default cost
+// (docs/benchmarks.md).
+func TestBrowserProofOfWork(t *testing.T) {
+	kit := needBrowser(t)
+	site := startBrowserSite(t, browserBlock{})
+	settings := browserRoomSettings()
+	settings.BotProtection = queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: queue.DefaultPowCost}
+	if c, err := strconv.ParseInt(os.Getenv("WAITROOM_POW_COST"), 10, 64); err == nil {
+		settings.BotProtection.PowCost = c // to measure the fixed part (cost 1) apart from the work
+	}
+	site.putRoom(settings)
+	langs := make([]string, len(templates.Langs))
+	for i, l := range templates.Langs {
+		langs[i] = string(l)
+	}
+	solves := os.Getenv("WAITROOM_POW_SOLVES")
+	timeout := browserScenarioTimeout
+	if solves != "" {
+		timeout = 10 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	sc := kit.startScript(ctx, t, "pow", site, "LANGS="+strings.Join(langs, ","), "SOLVES="+solves,
+		fmt.Sprintf("TIMEOUT_MS=%d", (timeout-5*time.Second).Milliseconds()))
+	var rd struct{ Tickets []string }
+	sc.awaitReady(ctx, &rd)
+	if st := site.stats(); st["entered_total"] != float64(len(langs)) {
+		t.Errorf("stats %v: want one place per visitor, %d", st, len(langs))
+	}
+	settings.Paused = false
+	site.putRoom(settings)
+	var v struct {
+		Visits []struct {
+			Lang, Ticket, Heading, Status, Role, HTMLLang, TicketAfter string
+			Shown                                                      bool
+			TookMs                                                     int64
+		}
+		FinalURL   string
+		Times      []int64
+		SolveTimes []int64
+		Foreign    []string
+		PageErrors []string
+	}
+	sc.wait(&v)
+	if len(v.Foreign) > 0 || len(v.PageErrors) > 0 {
+		t.Errorf("requests off loopback %q, page errors %q", v.Foreign, v.PageErrors)
+	}
+	for _, s := range v.Visits {
+		l := templates.Lang(s.Lang)
+		t.Logf("%s: checking %q / %q, in line after %d ms", s.Lang, s.Heading, s.Status, s.TookMs)
+		if !s.Shown || s.Ticket != "" || s.Role != "status" || s.HTMLLang != s.Lang ||
+			s.Heading != templates.T(l, "checking.heading") || s.Status != templates.T(l, "checking.body") {
+			t.Errorf("%s: checking step %+v", s.Lang, s)
+		}
+		if s.TicketAfter == "" {
+			t.Errorf("%s: no place after the check", s.Lang)
+		}
+	}
+	if !strings.Contains(v.FinalURL, "/shop") {
+		t.Errorf("the first visitor ended at %s, not checkout", v.FinalURL)
+	}
+	pct := func(xs []int64) string {
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		return fmt.Sprintf("p50 %d ms, p95 %d ms, max %d ms", xs[len(xs)/2], xs[(len(xs)*95+99)/100-1], xs[len(xs)-1])
+	}
+	if len(v.Times) > 0 {
+		t.Logf("pow_cost %d, %d visitors: the check (challenge and work) %s; page load to place in line %s",
+			settings.BotProtection.PowCost, len(v.Times), pct(v.SolveTimes), pct(v.Times))
 	}
 }

@@ -23,7 +23,10 @@ import (
 func TestEmbedBrowser(t *testing.T) {
 	kit := needBrowser(t)
 	t.Run("ShopEmbedsTheLineToAdmission", func(t *testing.T) {
-		embedShopScenario(t, kit)
+		embedShopScenario(t, kit, false)
+	})
+	t.Run("ShopEmbedsTheLineWithProofOfWork", func(t *testing.T) {
+		embedShopScenario(t, kit, true)
 	})
 	t.Run("ForeignPageCannotFrameIt", func(t *testing.T) {
 		embedForeignScenario(t, kit)
@@ -100,11 +103,21 @@ func embedUserToken(t *testing.T, sub string) string {
 // height; updates reach the shop only from the waitroom's origin; admission
 // resolves the SDK's promise with a token that verifies, and the example
 // shop takes it to checkout.
-func embedShopScenario(t *testing.T, kit browserKit) {
+// With pow, the room asks for proof of work once the others are in line:
+// the frame solves its challenge in Web Workers before it takes its place.
+func embedShopScenario(t *testing.T, kit browserKit, pow bool) {
 	site := startEmbedSite(t)
+	settings := func(paused bool) queue.Settings {
+		s := site.settings(paused)
+		if pow {
+			s.BotProtection = queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: queue.DefaultPowCost}
+		}
+		return s
+	}
 	site.putRoom(site.settings(true))
 	const ahead = 3
 	site.enterOthers(ahead)
+	site.putRoom(settings(true))
 
 	ctx, cancel := context.WithTimeout(context.Background(), browserScenarioTimeout)
 	defer cancel()
@@ -114,7 +127,10 @@ func embedShopScenario(t *testing.T, kit browserKit) {
 		Position int64
 	}
 	sc.awaitReady(ctx, &rd)
-	site.putRoom(site.settings(false))
+	if st := site.stats(); st["entered_total"] != ahead+1 {
+		t.Errorf("stats %v: want the others and the shop's visitor", st)
+	}
+	site.putRoom(settings(false))
 	var v struct {
 		Ticket, FrameURL, FinalURL string
 		Position                   int64

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 )
 
 // apiError is what every JSON error body says: {"error": {"code", "message"}}.
@@ -21,6 +22,8 @@ type apiError struct {
 	Field   string `json:"field,omitempty"`
 	// RetryAfter, when set, goes out as the Retry-After header.
 	RetryAfter time.Duration `json:"-"`
+	// challenge, when set, goes beside the error: a place needs the work.
+	challenge *pow.Challenge
 }
 
 func (e *apiError) Error() string { return e.Code + ": " + e.Message }
@@ -96,7 +99,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		_ = c.NoContent(ae.Status)
 		return
 	}
-	if werr := c.JSON(ae.Status, map[string]*apiError{"error": ae}); werr != nil {
+	var body any = map[string]*apiError{"error": ae}
+	if ae.challenge != nil {
+		c.Response().Header().Set("Cache-Control", "no-store")
+		body = struct {
+			Error     *apiError      `json:"error"`
+			Challenge *pow.Challenge `json:"challenge"`
+		}{ae, ae.challenge}
+	}
+	if werr := c.JSON(ae.Status, body); werr != nil {
 		s.log.Debug("write error response", "err", werr)
 	}
 }

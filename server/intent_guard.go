@@ -28,10 +28,15 @@ type NewcomerCheck interface {
 	AdmitNewcomer(c echo.Context, room string, s queue.Settings) error
 }
 
-// refuseNewcomers is the default NewcomerCheck: no identity, no intent.
-type refuseNewcomers struct{}
+// workForNewcomers is the default NewcomerCheck: with proof of work on, a
+// newcomer is let in to be asked for a solved challenge (acceptIntent asks
+// everyone); without it, no identity, no intent.
+type workForNewcomers struct{}
 
-func (refuseNewcomers) AdmitNewcomer(echo.Context, string, queue.Settings) error {
+func (workForNewcomers) AdmitNewcomer(_ echo.Context, _ string, s queue.Settings) error {
+	if s.BotProtection.PowOn() {
+		return nil
+	}
 	return errNewcomer
 }
 
@@ -42,6 +47,7 @@ var errNewcomer = errorf(http.StatusForbidden, "newcomer_refused",
 type intentGuard struct {
 	newcomers NewcomerCheck
 	limits    *intentLimits
+	work      powGate
 }
 
 // intentVisitor is the identity an intent is taken under: the visitor's

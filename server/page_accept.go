@@ -30,11 +30,15 @@ func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProp
 		}
 	}
 	product := s.ProductName
-	return templates.AcceptProps{
+	p := templates.AcceptProps{
 		Lang: pageLang(c), Room: room, Title: s.Title,
 		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(), MaxQuantity: s.MaxQuantity,
-	}, nil
+	}
+	if s.BotProtection.PowOn() {
+		p.ChallengeURL = "/api/rooms/" + room + "/challenge"
+	}
+	return p, nil
 }
 
 // handleAcceptPage: GET /rooms/:room/accept[?intent=ID]. While Redis is
@@ -83,7 +87,7 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 			return render(c, http.StatusBadRequest, templates.AcceptPage(p))
 		}
 		payload, _ := json.Marshal(map[string]any{"product": p.ProductID, "quantity": qty})
-		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.guard, d.store, room, payload)
+		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.guard, d.store, room, payload, c.FormValue("pow"))
 		if errors.Is(err, errNotDegraded) {
 			return render(c, http.StatusConflict, templates.AcceptPage(p))
 		}

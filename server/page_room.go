@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 
@@ -14,11 +15,17 @@ import (
 // handleRoomPage: GET /rooms/:room enters the visitor (same rules as the
 // enter API) and shows the waiting page. It also works without JavaScript:
 // the page refreshes itself at the tier interval, and each load is a status.
-func handleRoomPage(line enterer, ids identities, deg degradeFlag) echo.HandlerFunc {
+// With proof of work on, a visitor without a place gets the checking step
+// instead: its script solves the challenge and enters through the API.
+func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
 			return err
+		}
+		if !topLevelNavigation(c.Request()) {
+			// An <img>, <script> or fetch from any site: no place, no ticket.
+			return c.NoContent(http.StatusForbidden)
 		}
 		if deg.Degraded() {
 			if _, err := bypassed(line, room, ""); err != nil {
@@ -38,7 +45,21 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag) echo.HandlerF
 		if err := limitEnter(c, line, room, s, identity); err != nil {
 			return err
 		}
-		t, s, err := line.Enter(ctx, room, identity)
+		proof, err := g.proof(s, room, identity, "")
+		if err != nil {
+			return err
+		}
+		t, s, err := line.EnterWith(ctx, room, identity, proof)
+		if errors.Is(err, queue.ErrProofRequired) {
+			now := line.Now()
+			return render(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
+				Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
+				Theme:        templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
+				Ticket:       templates.TicketView{State: templates.StateChecking},
+				ChallengeURL: "/api/rooms/" + room + "/challenge",
+				LastUpdate:   now, Now: now,
+			}))
+		}
 		if err != nil {
 			return err
 		}
@@ -62,6 +83,18 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag) echo.HandlerF
 			LastUpdate: now, Now: now,
 		}))
 	}
+}
+
+// topLevelNavigation reports whether a page load is a visitor's own
+// navigation: Sec-Fetch-Mode navigate (or Sec-Fetch-Dest document), or no
+// fetch metadata at all (older browsers, curl). Subresource loads (image,
+// script, style, fetch, …) from any site never take a place.
+func topLevelNavigation(r *http.Request) bool {
+	mode, dest := r.Header.Get("Sec-Fetch-Mode"), r.Header.Get("Sec-Fetch-Dest")
+	if mode == "" && dest == "" {
+		return true
+	}
+	return (mode == "" || mode == "navigate") && (dest == "" || dest == "document")
 }
 
 // langQuery keeps an explicit ?lang= across a redirect.

@@ -81,13 +81,15 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
+	gate := newPowGate(line)
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")
-	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg))
+	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg, gate))
+	api.GET("/rooms/:room/challenge", handleChallenge(line, ids, gate))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
 	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, s.hub, false))
@@ -106,12 +108,12 @@ func New(line *queue.Line, cfg Config) *Server {
 		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
 	}
 
-	e.GET("/rooms/:room", handleRoomPage(line, ids, deg))
-	mountEmbed(e, api, line, ids, deg, s.hub)
+	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, gate))
+	mountEmbed(e, api, line, ids, deg, s.hub, gate)
 	if cfg.Intents != nil {
-		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients)}
+		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients), work: gate}
 		if g.newcomers == nil {
-			g.newcomers = refuseNewcomers{}
+			g.newcomers = workForNewcomers{}
 		}
 		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, g, cfg.Intents))
 		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))

@@ -20,6 +20,9 @@ type WaitingProps struct {
 	EntryPosition        int64 // position at entry, for the progress bar
 	LastUpdate           time.Time
 	Now                  time.Time
+	// ChallengeURL, with Ticket.State StateChecking, is where the script
+	// gets the challenge it solves before it enters.
+	ChallengeURL string
 }
 
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no
@@ -41,6 +44,9 @@ const (
 	StateExpired  = "expired"
 	StateClosed   = "closed"
 	StateBypassed = "bypassed"
+	// StateChecking is the page's own: no place yet, the browser is solving
+	// the room's proof-of-work challenge.
+	StateChecking = "checking"
 )
 
 // TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
@@ -164,6 +170,11 @@ func (p WaitingProps) layout() LayoutProps {
 		lp.RefreshURL = safeURL(p.Ticket.AcceptURL)
 	}
 	return lp
+}
+
+// checkAgainURL reloads the checking page in the same language.
+func (p WaitingProps) checkAgainURL() string {
+	return "/rooms/" + url.PathEscape(p.Room) + "?lang=" + url.QueryEscape(string(p.Lang))
 }
 
 // enterAgainURL starts over in the same room and language.

@@ -10,6 +10,7 @@ import { cookiesStick, embedEnv, KEY_HEADER } from "./embed-env";
 import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./embed-messages";
 import { secondsLeft } from "./format";
 import { Page } from "./page";
+import { challengeBeside, solve } from "./pow";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -105,23 +106,50 @@ function main(): void {
     }
   }
 
+  /** setJoining says what the joining step is doing: checking the browser, or joining. */
+  function setJoining(checking: boolean): void {
+    const p = page.el("connecting")?.querySelector("[role=status]");
+    const text = strings[checking ? "checking.body" : "embed.joining"];
+    if (p && text && p.textContent !== text) p.textContent = text;
+  }
+
   async function enterOnce(): Promise<Ticket> {
-    const headers: Record<string, string> = { Accept: "application/json", "Content-Type": "application/json" };
-    const k = key ?? init.key;
-    if (k) headers[KEY_HEADER] = k;
-    let res: Response;
-    try {
-      res = await fetch(`${api}/enter`, {
-        method: "POST",
-        credentials: "same-origin",
-        cache: "no-store",
-        headers,
-        body: JSON.stringify(init.user_token ? { user_token: init.user_token } : {}),
-      });
-    } catch (e) {
-      throw new Retryable(String(e));
+    let pow = "";
+    for (let tries = 0; ; tries++) {
+      const headers: Record<string, string> = { Accept: "application/json", "Content-Type": "application/json" };
+      const k = key ?? init.key;
+      if (k) headers[KEY_HEADER] = k;
+      let res: Response;
+      try {
+        const body: Record<string, string> = {};
+        if (init.user_token) body.user_token = init.user_token;
+        if (pow) body.pow = pow;
+        res = await fetch(`${api}/enter`, { method: "POST", credentials: "same-origin", cache: "no-store", headers, body: JSON.stringify(body) });
+      } catch (e) {
+        throw new Retryable(String(e));
+      }
+      const text = await res.text();
+      // The room asks for proof of work: solve the challenge that came with
+      // the refusal, bound to the key the server just gave, and enter again.
+      const challenge = res.status === 403 || res.status === 400 ? challengeBeside(text) : null;
+      if (challenge && d.powWorker && tries < 3) {
+        const issued = res.headers.get(KEY_HEADER);
+        if (issued) key = issued;
+        setJoining(true);
+        try {
+          pow = await solve(challenge, d.powWorker);
+        } catch (e) {
+          throw new Retryable(String(e));
+        } finally {
+          setJoining(false);
+        }
+        continue;
+      }
+      return ticketFrom(res, text);
     }
-    const text = await res.text();
+  }
+
+  function ticketFrom(res: Response, text: string): Ticket {
     if (res.status >= 500 || res.status === 429) throw new Retryable(`enter: ${res.status}`);
     let message = "";
     try {

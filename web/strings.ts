@@ -22,6 +22,9 @@ export const KEYS = [
   "admitted.countdown.one",
   "admitted.countdown.other",
   "admitted.now",
+  "checking.body",
+  "checking.failed",
+  "embed.joining",
 ] as const;
 
 export type Key = (typeof KEYS)[number];

@@ -5,6 +5,7 @@
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { Page } from "./page";
+import { fetchChallenge, solve } from "./pow";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -27,11 +28,91 @@ function storage(): Storage | null {
   }
 }
 
+/**
+ * check is the page's first step when the room asks for proof of work and the
+ * visitor has no place yet: solve a challenge in Web Workers, enter with it
+ * through the API, and reload, which now shows the place.
+ */
+async function check(root: HTMLElement, room: string, challengeURL: string, workerURL: string): Promise<void> {
+  const enterURL = `/api/rooms/${encodeURIComponent(room)}/enter`;
+  // A challenge can expire or be spent (another tab): try a fresh one, twice more.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const began = performance.now();
+      const payload = await solve(await fetchChallenge(challengeURL), workerURL);
+      try {
+        // How long the check took (challenge and work), for the browser test's timing.
+        sessionStorage.setItem("waitroom:pow-ms", String(Math.round(performance.now() - began)));
+      } catch {
+        // storage may be off: the timing is only a measurement
+      }
+      const res = await fetch(enterURL, {
+        method: "POST",
+        credentials: "same-origin",
+        cache: "no-store",
+        headers: { Accept: "application/json", "Content-Type": "application/json" },
+        body: JSON.stringify({ pow: payload }),
+      });
+      if (res.ok) {
+        location.reload();
+        return;
+      }
+      if (res.status !== 403) break;
+    } catch {
+      // the network or a worker: try again
+    }
+  }
+  const status = root.querySelector<HTMLElement>('[data-testid="checking-status"]');
+  const failed = root.querySelector<HTMLElement>('[data-testid="checking-failed"]');
+  const strings = readStrings();
+  if (status && strings["checking.failed"]) status.textContent = strings["checking.failed"];
+  root.querySelector('[data-testid="checking-progress"]')?.remove();
+  if (failed) failed.hidden = false;
+}
+
+/**
+ * powForm: the accept page of degraded mode, when the room asks for proof of
+ * work. Sending the form first solves a challenge into its "pow" field.
+ */
+function powForm(form: HTMLFormElement): void {
+  const d = form.dataset;
+  const field = form.querySelector<HTMLInputElement>('input[name="pow"]');
+  const status = form.querySelector<HTMLElement>('[data-testid="accept-checking"]');
+  if (!d.challengeUrl || !d.powWorker || !field) return;
+  let busy = false;
+  form.addEventListener("submit", (ev) => {
+    if (field.value) return; // solved: let it go
+    ev.preventDefault();
+    if (busy) return;
+    busy = true;
+    if (status) status.hidden = false;
+    void (async () => {
+      try {
+        field.value = await solve(await fetchChallenge(d.challengeUrl!), d.powWorker!);
+        form.submit();
+      } catch {
+        busy = false;
+        const text = readStrings()["checking.failed"];
+        if (status && text) status.textContent = text;
+      }
+    })();
+  });
+}
+
 function main(): void {
+  const accept = document.querySelector<HTMLFormElement>("form[data-challenge-url]");
+  if (accept) {
+    powForm(accept);
+    return;
+  }
   const root = document.querySelector<HTMLElement>("[data-waitroom]");
   if (!root) return;
   const d = root.dataset;
   const room = d.room ?? "";
+  if (room && d.challengeUrl && d.powWorker) {
+    void check(root, room, d.challengeUrl, d.powWorker);
+    return;
+  }
   const ticketID = d.ticket ?? "";
   const lang = d.lang || document.documentElement.lang || "en";
   const initial = parseTicketText(d.ticketJson ?? "");

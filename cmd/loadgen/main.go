@@ -17,6 +17,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -34,8 +35,13 @@ const (
 )
 
 // defaultSettings keep everybody waiting: one slot, held for an hour, and a
-// tick a minute, so status reads see waiters and enters grow the line.
-const defaultSettings = `{"capacity":1,"batch_size":1,"batch_interval_ms":60000,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600}`
+// tick a minute, so status reads see waiters and enters grow the line. They
+// measure the server, so a place costs no work; with --solve the room asks
+// for the product default (defaultSolveSettings).
+const (
+	defaultSettings      = `{"capacity":1,"batch_size":1,"batch_interval_ms":60000,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600,"bot_protection":{"proof_of_work":"off"}}`
+	defaultSolveSettings = `{"capacity":1,"batch_size":1,"batch_interval_ms":60000,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600,"bot_protection":{"proof_of_work":"on"}}`
+)
 
 type config struct {
 	URL         string
@@ -56,6 +62,8 @@ type config struct {
 	Client      string
 	JSON        bool
 	CPUProfile  string
+	Solve       bool
+	SolveCores  int
 }
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
@@ -80,6 +88,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.Client, "client", "raw", "raw: a lean HTTP/1.1 client of its own, so the generator takes less of the shared CPU; std: net/http (needed for https)")
 	fs.BoolVar(&c.JSON, "json", false, "print one JSON line on stdout (the human report goes to stderr)")
 	fs.StringVar(&c.CPUProfile, "cpuprofile", "", "write the load generator's own CPU profile here")
+	fs.BoolVar(&c.Solve, "solve", false, "enter mode: solve each proof-of-work challenge as a scripted attacker would (fresh visitors, net/http); the room's settings default to proof of work on")
+	fs.IntVar(&c.SolveCores, "solve-cores", runtime.NumCPU(), "--solve: goroutines per solution, each trying every n-th counter")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -129,6 +139,15 @@ func (c *config) validate() error {
 	case "std":
 	default:
 		bad("--client %q: want raw or std", c.Client)
+	}
+	if c.Solve && (c.Mode != "enter" || !c.Fresh) {
+		bad("--solve: only with --mode enter and --fresh")
+	}
+	if c.SolveCores < 1 || c.SolveCores > 256 {
+		bad("--solve-cores: must be between 1 and 256")
+	}
+	if c.Solve && c.Settings == defaultSettings {
+		c.Settings = defaultSolveSettings
 	}
 	if c.Reset && c.AdminToken == "" {
 		bad("--reset needs --admin-token")
@@ -548,6 +567,9 @@ func (t *target) workload(ctx context.Context, cfg config, visitors []visitor) f
 			st.current, st.left = v, cfg.StatusEvery
 		}
 	default:
+		if cfg.Solve {
+			return func(_ int, _ int64, st *workerState) { t.enterSolving(ctx, st, cfg.SolveCores) }
+		}
 		if cfg.Fresh {
 			return func(_ int, _ int64, st *workerState) { timed(st, "enter", enter) }
 		}

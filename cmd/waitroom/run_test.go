@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/pow"
 )
 
 type syncBuffer struct {
@@ -47,11 +50,32 @@ func TestRunEmbeddedMode(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("server did not start")
 	}
-	res, err := http.Post("http://"+addr+"/api/rooms/demo/enter", "application/json", nil)
+	// The demo room keeps the product default: a place costs a proof of work.
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	res, err := c.Post("http://"+addr+"/api/rooms/demo/enter", "application/json", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var refused struct {
+		Error     struct{ Code string }
+		Challenge pow.Challenge
+	}
 	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err := json.Unmarshal(body, &refused); err != nil || res.StatusCode != 403 || refused.Error.Code != "challenge_required" {
+		t.Fatalf("enter demo without work: %d %s", res.StatusCode, body)
+	}
+	solved, err := pow.Solve(ctx, refused.Challenge, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = c.Post("http://"+addr+"/api/rooms/demo/enter", "application/json",
+		strings.NewReader(`{"pow": "`+solved.Encode()+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
 	res.Body.Close()
 	var tk map[string]any
 	if err := json.Unmarshal(body, &tk); err != nil || tk["room"] != "demo" {

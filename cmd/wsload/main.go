@@ -493,6 +493,8 @@ func (l *loader) putRoom(ctx context.Context, paused bool) error {
 	body, _ := json.Marshal(map[string]any{
 		"capacity": l.c.Capacity, "batch_size": l.c.BatchSize, "batch_interval_ms": l.c.BatchEvery.Milliseconds(),
 		"jitter_ms": 0, "paused": paused, "title": "wsload",
+		// It measures push fan-out, not what a place costs.
+		"bot_protection": map[string]string{"proof_of_work": "off"},
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, l.c.URL+"/admin/api/rooms/"+url.PathEscape(l.c.Room), strings.NewReader(string(body)))
 	if err != nil {

@@ -8,14 +8,20 @@
 -- KEYS[7] budget    HASH t = current tick, u = admissions used in it
 -- KEYS[8] stats     HASH counters and the measured rate
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
+-- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
 -- ARGV[1] identity  ARGV[2] new ticket id  ARGV[3] now (ms)
 -- ARGV[4] mode: "line" (the line is on), "open" (activation off), "paused",
 --   "open_if_empty" (an adaptive room whose line is closed: in at once unless
 --   people still wait), "closed" (the room has ended: only live tickets return)
 -- ARGV[5] capacity  ARGV[6] batch size  ARGV[7] batch interval (ms)
 -- ARGV[8] orderable_at for a fast-tracked ticket (ms)  ARGV[9] session ttl (ms)
+-- ARGV[10] proof: "none" (a new place costs nothing), "need" (it costs a
+--   solution and none came), "spend" (a checked solution: spend KEYS[10] once)
+-- ARGV[11] how long the spent mark lives (ms): the challenge's remaining life
 -- Returns {ticket id, record JSON, rank (-1 unless waiting), waiting count, rate},
--- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket.
+-- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket,
+-- {"", "", -2, 0, "0"} when a new place needs a solution and none came,
+-- {"", "", -3, 0, "0"} when the solution was spent before.
 local identity, id, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local mode = ARGV[4]
 local capacity, size, interval = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -46,6 +52,10 @@ if existing then
 end
 
 if mode == 'closed' then return {'', '', -1, 0, '0'} end
+if ARGV[10] == 'need' then return {'', '', -2, 0, '0'} end
+if ARGV[10] == 'spend' and not redis.call('SET', KEYS[10], '1', 'NX', 'PX', ARGV[11]) then
+  return {'', '', -3, 0, '0'}
+end
 
 local seq = redis.call('INCR', KEYS[3])
 redis.call('HINCRBY', KEYS[8], 'entered_total', 1)

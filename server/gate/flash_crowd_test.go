@@ -173,6 +173,7 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 		{IntervalMS: 2000},
 	}
 	s.Paused = true // until the crowd is in line
+	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	ctx := context.Background()
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)

@@ -103,6 +103,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 	s := queue.DefaultSettings()
 	s.TargetURL = "/checkout/"
 	s.BatchSize = 100
+	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	if edit != nil {
 		edit(&s)
 	}

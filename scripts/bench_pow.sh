@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# bench_pow.sh: what proof of work does to a scripted attacker, end to end on
+# this machine (docs/benchmarks.md, "Proof of work"). It starts a fresh
+# redis-server and waitroom on free loopback ports and runs cmd/loadgen as
+# the attacker: fresh visitors, each solving its challenge with the Go solver
+# on every core, against a room at the default cost, for DURATION. Then one
+# honest visitor (one core, the same solver) enters behind it and reports its
+# place. It stops everything it started.
+#
+# Knobs (environment): DURATION (30s), CONCURRENCY (2: attackers at once),
+# KEEP=1 (keep the work directory).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-30s}
+CONCURRENCY=${CONCURRENCY:-2}
+ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+
+work=$(mktemp -d /tmp/waitroom-bench-pow.XXXXXX)
+redis_pid="" waitroom_pid=""
+cleanup() {
+	# Only the processes this script started, by pid.
+	for pid in $waitroom_pid $redis_pid; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in $waitroom_pid $redis_pid; do
+		wait "$pid" 2>/dev/null || true
+	done
+	if [[ ${KEEP:-0} == 1 ]]; then
+		echo "results kept in $work"
+	else
+		rm -rf "$work"
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() {
+	local p
+	for _ in $(seq 50); do
+		p=$((20000 + RANDOM % 40000))
+		if [[ -z $(ss -Hltn "sport = :$p") ]]; then
+			echo "$p"
+			return
+		fi
+	done
+	echo "bench_pow: no free port found" >&2
+	return 1
+}
+
+wait_for() {
+	for _ in $(seq 300); do
+		if "$@" >/dev/null 2>&1; then return 0; fi
+		sleep 0.1
+	done
+	echo "bench_pow: gave up waiting for: $*" >&2
+	return 1
+}
+
+redis_port=$(free_port)
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+	--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
+redis_pid=$!
+wait_for redis-cli -p "$redis_port" ping
+
+echo "== building"
+go build -o "$work/waitroom" ./cmd/waitroom
+go build -o "$work/loadgen" ./cmd/loadgen
+
+wr_port=$(free_port)
+base=http://127.0.0.1:$wr_port
+"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn >"$work/waitroom.log" 2>&1 &
+waitroom_pid=$!
+wait_for curl -sf "$base/healthz"
+
+echo "== machine"
+echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+echo "load:   $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+
+echo
+echo "== attacker: $CONCURRENCY at once, each solution on $(nproc) cores, $DURATION, default cost"
+timeout 600 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --room powbench --reset \
+	--solve --concurrency "$CONCURRENCY" --requests 1000000 --warmup 0 --duration "$DURATION" --json \
+	>"$work/attack.json" 2>"$work/attack.txt"
+cat "$work/attack.txt"
+cat "$work/attack.json"
+
+echo
+echo "== an honest visitor arrives (one core)"
+timeout 120 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --room powbench \
+	--solve --solve-cores 1 --concurrency 1 --requests 1 --warmup 0 --duration 60s --json \
+	>"$work/honest.json" 2>"$work/honest.txt"
+cat "$work/honest.txt"
+# Everyone waits (one slot, a tick a minute), so the newcomer is last in line.
+echo "honest visitor's place: $(sed -n 's/.*"waiting_after":\([0-9]*\).*/\1/p' "$work/honest.json")"
+
+echo
+echo "== a script that does not solve: fresh visitors, 10s (every answer is a refusal with a new challenge)"
+timeout 120 "$work/loadgen" --url "$base" --room powbench --concurrency 50 --requests 1000000 \
+	--warmup 1s --duration 10s --json >"$work/flood.json" 2>"$work/flood.txt"
+cat "$work/flood.txt"
+echo "places in line after the flood: $(redis-cli -p "$redis_port" --no-raw zcard '{powbench}:q' | tr -dc 0-9)"
