@@ -3,7 +3,7 @@ package queue
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
-	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events, activation string
+	settings, visitors, tickets, seq, q, seen, active, ended, budget, stats, admits, events, activation string
 }
 
 func keysFor(prefix, room string) roomKeys {
@@ -16,6 +16,7 @@ func keysFor(prefix, room string) roomKeys {
 		q:        b + "q",
 		seen:     b + "seen",
 		active:   b + "active",
+		ended:    b + "ended",
 		budget:   b + "budget",
 		stats:    b + "stats",
 		admits:   b + "admits",
@@ -26,5 +27,5 @@ func keysFor(prefix, room string) roomKeys {
 }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.activation}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation}
 }

@@ -1,5 +1,8 @@
--- tick: one admission step. Reclaims expired slots, drops abandoned waiters,
--- then admits up to min(batch budget left in this tick, free capacity) from the head.
+-- tick: one admission step. Purges tickets that ended before the grace
+-- period, reclaims expired slots, drops abandoned waiters, then admits up to
+-- min(batch budget left in this tick, free capacity) from the head. Every
+-- kind of removal is bounded per tick, so a tick stays short however many
+-- ghosts piled up; the rest go in the next ticks.
 -- KEYS[1] q        ZSET waiting tickets scored by seq
 -- KEYS[2] seen     ZSET waiting tickets scored by last sign of life (ms)
 -- KEYS[3] active   ZSET admitted tickets scored by expiry (ms)
@@ -7,12 +10,15 @@
 -- KEYS[5] budget   HASH t = current tick, u = admissions used in it
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
+-- KEYS[8] ended    ZSET ended tickets scored by end time (ms)
+-- KEYS[9] visitors HASH identity -> ticket id
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
 -- ARGV[9] configured rate (per s)  ARGV[10] event channel
--- ARGV[11..] one jitter (ms) per admission slot, at least batch size of them
--- Returns {reclaimed, abandoned, then for each admitted ticket: id, ms waited}.
+-- ARGV[11] purge before (ms: tickets that ended before this are deleted)
+-- ARGV[12..] one jitter (ms) per admission slot, at least batch size of them
+-- Returns {reclaimed, abandoned, purged, then for each admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -26,10 +32,32 @@ local function mark(id, fields)
   return rec
 end
 
+-- finish marks a ticket ended; its record stays for the grace period so its
+-- owner can still read why.
+local function finish(id, reason)
+  if mark(id, {st = 'expired', r = reason}) then
+    redis.call('ZADD', KEYS[8], now, id)
+  end
+end
+
+-- Purge first: deleting frees memory, so a Redis at maxmemory gets room back.
+local purge = redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', '(' .. ARGV[11], 'LIMIT', 0, maxscan)
+for _, id in ipairs(purge) do
+  local raw = redis.call('HGET', KEYS[4], id)
+  if raw then
+    local who = cjson.decode(raw).i
+    if who and redis.call('HGET', KEYS[9], who) == id then
+      redis.call('HDEL', KEYS[9], who)
+    end
+    redis.call('HDEL', KEYS[4], id)
+  end
+  redis.call('ZREM', KEYS[8], id)
+end
+
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
 for _, id in ipairs(expired) do
   redis.call('ZREM', KEYS[3], id)
-  mark(id, {st = 'expired', r = 'reclaimed'})
+  finish(id, 'reclaimed')
 end
 if #expired > 0 then redis.call('HINCRBY', KEYS[6], 'expired_total', #expired) end
 
@@ -37,7 +65,7 @@ local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before,
 for _, id in ipairs(gone) do
   redis.call('ZREM', KEYS[2], id)
   redis.call('ZREM', KEYS[1], id)
-  mark(id, {st = 'expired', r = 'abandoned'})
+  finish(id, 'abandoned')
 end
 local abandoned = #gone
 
@@ -48,7 +76,10 @@ if not paused then
   local bt, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if tick > bt then bt, used = tick, 0 end
   local n = math.min(size - used, capacity - redis.call('ZCARD', KEYS[3]))
-  while n > 0 do
+  -- Ghosts at the head are dropped as they are popped, at most maxscan of
+  -- them per tick: the line drains them over several ticks.
+  local skipped = 0
+  while n > 0 and skipped < maxscan do
     local popped = redis.call('ZPOPMIN', KEYS[1], n)
     if #popped == 0 then break end
     for i = 1, #popped, 2 do
@@ -56,16 +87,19 @@ if not paused then
       local seen_at = tonumber(redis.call('ZSCORE', KEYS[2], id))
       redis.call('ZREM', KEYS[2], id)
       if seen_at and seen_at < abandon_before then
-        mark(id, {st = 'expired', r = 'abandoned'})
+        finish(id, 'abandoned')
         abandoned = abandoned + 1
+        skipped = skipped + 1
       else
-        local o = now + tonumber(ARGV[11 + #admitted])
+        local o = now + tonumber(ARGV[12 + #admitted])
         local rec = mark(id, {st = 'admitted', a = now, o = o, x = o + ttl})
         if rec then
           redis.call('ZADD', KEYS[3], o + ttl, id)
           admitted[#admitted + 1] = id
           waits[#waits + 1] = now - rec.e
           n = n - 1
+        else
+          skipped = skipped + 1 -- no record: nothing to admit
         end
       end
     end
@@ -100,7 +134,7 @@ if sum > 0 then
 end
 redis.call('HSET', KEYS[6], 'rate', rate)
 
-local out = {#expired, abandoned}
+local out = {#expired, abandoned, #purge}
 for i, id in ipairs(admitted) do
   out[#out + 1] = id
   out[#out + 1] = waits[i]
