@@ -16,7 +16,7 @@ import (
 // maxScan bounds each kind of removal one tick makes (ended tickets purged,
 // expired slots reclaimed, abandoned waiters dropped, ghosts popped at the
 // head), so a tick stays short however many ghosts piled up.
-const maxScan = 1000
+const maxScan = 500
 
 // EndedKept is how long an ended ticket (completed, left, abandoned, expired,
 // reclaimed) stays in Redis so its owner can still read why it ended; then
