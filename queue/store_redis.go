@@ -427,9 +427,14 @@ func (s *RedisStore) Listen(ctx context.Context, onAdmit func(room string, ids [
 
 func (s *RedisStore) drillKey() string { return s.prefix + "drill" }
 
-// Probe pings Redis and reads the deployment's degraded-mode drill: "on",
-// "off", or absent for automatic. It is the availability flag's probe.
+// Probe writes a small key and reads the deployment's degraded-mode drill:
+// "on", "off", or absent for automatic. It is the availability flag's probe;
+// it writes so that a Redis refusing writes for memory does not look
+// recovered because reads still work.
 func (s *RedisStore) Probe(ctx context.Context) (*bool, error) {
+	if err := s.rdb.Set(ctx, s.prefix+"alive", "1", 10*time.Second).Err(); err != nil {
+		return nil, err
+	}
 	v, err := s.rdb.Get(ctx, s.drillKey()).Result()
 	switch {
 	case errors.Is(err, redis.Nil):
