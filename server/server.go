@@ -35,6 +35,19 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (c.RealIP()); none by default.
 	TrustedProxies []netip.Prefix
+	// Limits bound what one client can hold open; zero values are no limit
+	// (cmd/waitroom's flags give the production defaults).
+	Limits Limits
+}
+
+// Limits bound what one client can hold open.
+type Limits struct {
+	// BodyTimeout is how long a request but a push stream may take to send
+	// its body, from when its headers were read.
+	BodyTimeout time.Duration
+	// PushPerTicket and PushPerIP cap open push connections (WebSocket and
+	// SSE) per ticket and per client address (IPv6 per /64).
+	PushPerTicket, PushPerIP int
 }
 
 // Server routes requests to handlers.
@@ -75,6 +88,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
+	e.Use(bodyDeadline(cfg.Limits.BodyTimeout))
+	e.Use(newPushLimits(cfg.Limits.PushPerTicket, cfg.Limits.PushPerIP).middleware)
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now}
