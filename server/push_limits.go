@@ -76,8 +76,11 @@ func (l *pushLimits) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		ticket := c.Param("room") + "/" + c.Param("ticket")
 		addr := clientip.Bucket(c.RealIP())
-		if err := l.acquire(ticket, addr); err != nil {
-			return err
+		if ae := l.acquire(ticket, addr); ae != nil {
+			// Answered here rather than through the error handler, which
+			// logs every 5xx: refusals are what an attack is made of.
+			c.Response().Header().Set("Retry-After", "2")
+			return c.JSON(ae.Status, map[string]*apiError{"error": ae})
 		}
 		defer l.release(ticket, addr)
 		return next(c)
