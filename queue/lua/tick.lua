@@ -32,40 +32,48 @@ local function mark(id, fields)
   return rec
 end
 
--- finish marks a ticket ended; its record stays for the grace period so its
--- owner can still read why.
-local function finish(id, reason)
-  if mark(id, {st = 'expired', r = reason}) then
-    redis.call('ZADD', KEYS[8], now, id)
+-- finish marks tickets ended; their records stay for the grace period so
+-- their owners can still read why. Removals go in one call per key (unpack
+-- takes up to 8000 values, far above ARGV[8]).
+local function finish(ids, reason)
+  local z = {}
+  for _, id in ipairs(ids) do
+    if mark(id, {st = 'expired', r = reason}) then
+      z[#z + 1] = now
+      z[#z + 1] = id
+    end
   end
+  if #z > 0 then redis.call('ZADD', KEYS[8], unpack(z)) end
 end
 
 -- Purge first: deleting frees memory, so a Redis at maxmemory gets room back.
 local purge = redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', '(' .. ARGV[11], 'LIMIT', 0, maxscan)
-for _, id in ipairs(purge) do
-  local raw = redis.call('HGET', KEYS[4], id)
-  if raw then
-    local who = cjson.decode(raw).i
-    if who and redis.call('HGET', KEYS[9], who) == id then
-      redis.call('HDEL', KEYS[9], who)
+if #purge > 0 then
+  local recs = redis.call('HMGET', KEYS[4], unpack(purge))
+  for i, raw in ipairs(recs) do
+    if raw then
+      local who = cjson.decode(raw).i
+      if who and redis.call('HGET', KEYS[9], who) == purge[i] then
+        redis.call('HDEL', KEYS[9], who)
+      end
     end
-    redis.call('HDEL', KEYS[4], id)
   end
-  redis.call('ZREM', KEYS[8], id)
+  redis.call('HDEL', KEYS[4], unpack(purge))
+  redis.call('ZREM', KEYS[8], unpack(purge))
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
-for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[3], id)
-  finish(id, 'reclaimed')
+if #expired > 0 then
+  redis.call('ZREM', KEYS[3], unpack(expired))
+  finish(expired, 'reclaimed')
+  redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
 end
-if #expired > 0 then redis.call('HINCRBY', KEYS[6], 'expired_total', #expired) end
 
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
-for _, id in ipairs(gone) do
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[1], id)
-  finish(id, 'abandoned')
+if #gone > 0 then
+  redis.call('ZREM', KEYS[2], unpack(gone))
+  redis.call('ZREM', KEYS[1], unpack(gone))
+  finish(gone, 'abandoned')
 end
 local abandoned = #gone
 
@@ -78,17 +86,18 @@ if not paused then
   local n = math.min(size - used, capacity - redis.call('ZCARD', KEYS[3]))
   -- Ghosts at the head are dropped as they are popped, at most maxscan of
   -- them per tick: the line drains them over several ticks.
-  local skipped = 0
+  local skipped, ghosts = 0, {}
   while n > 0 and skipped < maxscan do
     local popped = redis.call('ZPOPMIN', KEYS[1], n)
     if #popped == 0 then break end
-    for i = 1, #popped, 2 do
-      local id = popped[i]
-      local seen_at = tonumber(redis.call('ZSCORE', KEYS[2], id))
-      redis.call('ZREM', KEYS[2], id)
+    local ids = {}
+    for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+    local seen = redis.call('ZMSCORE', KEYS[2], unpack(ids))
+    redis.call('ZREM', KEYS[2], unpack(ids))
+    for i, id in ipairs(ids) do
+      local seen_at = tonumber(seen[i])
       if seen_at and seen_at < abandon_before then
-        finish(id, 'abandoned')
-        abandoned = abandoned + 1
+        ghosts[#ghosts + 1] = id
         skipped = skipped + 1
       else
         local o = now + tonumber(ARGV[12 + #admitted])
@@ -104,6 +113,8 @@ if not paused then
       end
     end
   end
+  finish(ghosts, 'abandoned')
+  abandoned = abandoned + #ghosts
   if #admitted > 0 then
     redis.call('HSET', KEYS[5], 't', bt, 'u', used + #admitted)
     redis.call('HINCRBY', KEYS[6], 'admitted_total', #admitted)
