@@ -18,8 +18,10 @@ var errBodyTimeout = errorf(http.StatusRequestTimeout, "body_timeout", "the requ
 // declared and never sent, cannot hold a connection and its goroutine.
 // http.Server.ReadTimeout cannot do this: it would cut the push streams
 // too (net/http cancels a request once a read of its connection fails).
-// net/http clears the deadline before the connection's next request. d <= 0
-// turns it off.
+// net/http clears the deadline before the connection's next request. It
+// bounds the whole request too: once the deadline passes, net/http's
+// background read of the connection fails and cancels the request's
+// context, which no API call comes near. d <= 0 turns it off.
 func bodyDeadline(d time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		if d <= 0 {
