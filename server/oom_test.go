@@ -33,7 +33,7 @@ func TestRedisOutOfMemoryIs503(t *testing.T) {
 	if r.header.Get("Retry-After") == "" {
 		t.Fatalf("503 without Retry-After: %v", r.header)
 	}
-	took := e.waitState("bypassed", 2*time.Second)
+	took := e.waitState("bypassed", 5*time.Second)
 	t.Logf("entries answered bypassed %v after Redis reached maxmemory", took)
 	if st := e.avail.State(); !st.Degraded || st.RedisUp {
 		t.Fatalf("availability: %+v", st)
@@ -41,6 +41,6 @@ func TestRedisOutOfMemoryIs503(t *testing.T) {
 	if err := admin.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
 		t.Fatal(err)
 	}
-	took = e.waitState("waiting", 5*time.Second)
+	took = e.waitState("waiting", 10*time.Second)
 	t.Logf("entries waited in line again %v after writes were allowed", took)
 }
