@@ -18,7 +18,7 @@ import (
 // head), so a tick stays short however many ghosts piled up.
 const maxScan = 500
 
-// EndedKept is how long an ended ticket (completed, left, abandoned, expired,
+// EndedKept is how long an ended ticket (completed, left, abandoned or
 // reclaimed) stays in Redis so its owner can still read why it ended; then
 // a tick deletes it, and its visitor's entry, so the line's memory follows
 // the live tickets, not every ticket there ever was.

@@ -40,15 +40,6 @@ type Config struct {
 	Limits Limits
 }
 
-// Limits bound what one client can hold open.
-type Limits struct {
-	// BodyTimeout is how long a request but a push stream may take to send
-	// its body, from when its headers were read.
-	BodyTimeout time.Duration
-	// PushPerTicket and PushPerIP cap open push connections (WebSocket and
-	// SSE) per ticket and per client address (IPv6 per /64).
-	PushPerTicket, PushPerIP int
-}
 
 // Server routes requests to handlers.
 type Server struct {
