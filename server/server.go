@@ -40,7 +40,6 @@ type Config struct {
 	Limits Limits
 }
 
-
 // Server routes requests to handlers.
 type Server struct {
 	e    *echo.Echo
