@@ -90,7 +90,7 @@ func (l *limitListener) refuse(c net.Conn) {
 		// Read the request first: a client still writing it may miss an
 		// answer that came before it was done.
 		_ = c.SetDeadline(time.Now().Add(refuseReadTimeout))
-		if _, err := http.ReadRequest(bufio.NewReaderSize(c, 4096)); err != nil {
+		if _, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 16<<10))); err != nil {
 			return
 		}
 		if _, err := c.Write(refusedAnswer); err != nil {
