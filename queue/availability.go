@@ -230,11 +230,16 @@ func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 	}
 }
 
-// Unreachable reports whether err means Redis could not be reached, as
-// opposed to Redis answering with an error.
+// Unreachable reports whether err means Redis cannot be used: it could not
+// be reached, or it refuses writes because it reached maxmemory (with
+// noeviction), as opposed to Redis answering with an error. Either way the
+// caller gets 503 with Retry-After and the failure counts towards degraded mode.
 func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) {
 		return false
+	}
+	if OutOfMemory(err) {
+		return true
 	}
 	// Redis answering that it cannot serve yet (replaying its AOF, a
 	// replica without its master, a cluster re-sharding) is not an answer.
@@ -248,6 +253,12 @@ func Unreachable(err error) bool {
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// OutOfMemory reports whether Redis refused a write for memory ("OOM command
+// not allowed when used memory > 'maxmemory'"), also from inside a script.
+func OutOfMemory(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "OOM command not allowed")
 }
 
 // FailFast tunes a client so that calls fail within about a second when Redis

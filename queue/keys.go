@@ -3,7 +3,7 @@ package queue
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
-	settings, visitors, tickets, seq, q, seen, active, budget, stats, admits, events, activation string
+	settings, visitors, tickets, seq, q, seen, active, ended, budget, stats, admits, events, activation string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 }
@@ -18,6 +18,7 @@ func keysFor(prefix, room string) roomKeys {
 		q:        b + "q",
 		seen:     b + "seen",
 		active:   b + "active",
+		ended:    b + "ended",
 		budget:   b + "budget",
 		stats:    b + "stats",
 		admits:   b + "admits",
@@ -33,5 +34,5 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.activation}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation}
 }

@@ -53,6 +53,7 @@ type TickResult struct {
 	Waits     []time.Duration // how long each of them waited, same order
 	Abandoned int64
 	Reclaimed int64
+	Purged    int64 // ended tickets deleted after their grace period
 }
 
 // Store keeps rooms and their lines. Every multi-step change is atomic.

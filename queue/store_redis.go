@@ -14,9 +14,16 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// maxScan bounds the expired slots and abandoned waiters one tick removes,
-// so a tick stays short however many ghosts piled up.
-const maxScan = 1000
+// maxScan bounds each kind of removal one tick makes (ended tickets purged,
+// expired slots reclaimed, abandoned waiters dropped, ghosts popped at the
+// head), so a tick stays short however many ghosts piled up.
+const maxScan = 500
+
+// EndedKept is how long an ended ticket (completed, left, abandoned or
+// reclaimed) stays in Redis so its owner can still read why it ended; then
+// a tick deletes it, and its visitor's entry, so the line's memory follows
+// the live tickets, not every ticket there ever was.
+const EndedKept = 5 * time.Minute
 
 // RedisStore keeps the line in Redis. It takes a UniversalClient so a single
 // server, Sentinel and Cluster deployments all work.
@@ -230,9 +237,9 @@ func isNoScript(err error) bool {
 	return err != nil && len(err.Error()) >= 8 && err.Error()[:8] == "NOSCRIPT"
 }
 
-func (s *RedisStore) Leave(ctx context.Context, room, id, identity string, _ time.Time) error {
+func (s *RedisStore) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active}, id, identity).Int()
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended}, id, identity, ms(now)).Int()
 	if err != nil {
 		return fmt.Errorf("queue: leave: %w", err)
 	}
@@ -242,9 +249,9 @@ func (s *RedisStore) Leave(ctx context.Context, room, id, identity string, _ tim
 	return nil
 }
 
-func (s *RedisStore) Complete(ctx context.Context, room, id string, _ time.Time) error {
+func (s *RedisStore) Complete(ctx context.Context, room, id string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats}, id).Int()
+	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats, k.ended}, id, ms(now)).Int()
 	if err != nil {
 		return fmt.Errorf("queue: complete: %w", err)
 	}
@@ -277,7 +284,7 @@ func (s *RedisStore) Tick(ctx context.Context, room string, st *Settings, now ti
 	args := []any{
 		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,
 		ms(now) - st.AbandonAfterS*1000, paused, st.SessionTTLS * 1000, maxScan,
-		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events,
+		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events, ms(now.Add(-EndedKept)),
 	}
 	for i := int64(0); i < st.BatchSize; i++ {
 		var j time.Duration
@@ -287,15 +294,15 @@ func (s *RedisStore) Tick(ctx context.Context, room string, st *Settings, now ti
 		args = append(args, j.Milliseconds())
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits}, args...).Slice()
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors}, args...).Slice()
 	if err != nil {
 		return TickResult{}, fmt.Errorf("queue: tick %s: %w", room, err)
 	}
-	if len(res) < 2 {
+	if len(res) < 3 {
 		return TickResult{}, fmt.Errorf("queue: tick %s: unexpected reply %v", room, res)
 	}
-	r := TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1])}
-	for i := 2; i+1 < len(res); i += 2 {
+	r := TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1]), Purged: toInt(res[2])}
+	for i := 3; i+1 < len(res); i += 2 {
 		if id, ok := res[i].(string); ok {
 			r.Admitted = append(r.Admitted, id)
 			r.Waits = append(r.Waits, time.Duration(toInt(res[i+1]))*time.Millisecond)
@@ -428,9 +435,14 @@ func (s *RedisStore) Listen(ctx context.Context, onAdmit func(room string, ids [
 
 func (s *RedisStore) drillKey() string { return s.prefix + "drill" }
 
-// Probe pings Redis and reads the deployment's degraded-mode drill: "on",
-// "off", or absent for automatic. It is the availability flag's probe.
+// Probe writes a small key and reads the deployment's degraded-mode drill:
+// "on", "off", or absent for automatic. It is the availability flag's probe;
+// it writes so that a Redis refusing writes for memory does not look
+// recovered because reads still work.
 func (s *RedisStore) Probe(ctx context.Context) (*bool, error) {
+	if err := s.rdb.Set(ctx, s.prefix+"alive", "1", 10*time.Second).Err(); err != nil {
+		return nil, err
+	}
 	v, err := s.rdb.Get(ctx, s.drillKey()).Result()
 	switch {
 	case errors.Is(err, redis.Nil):

@@ -96,7 +96,8 @@ wait_for redis-cli -p "$redis_port" ping
 wr_port=$(free_port)
 base=http://127.0.0.1:$wr_port
 "$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
-	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn >"$work/waitroom.log" 2>&1 &
+	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn \
+	--push-per-ip 0 --max-conns 0 >"$work/waitroom.log" 2>&1 &
 waitroom_pid=$!
 wait_for curl -sf "$base/healthz"
 

@@ -36,8 +36,12 @@ type Config struct {
 	// (c.RealIP()); none by default.
 	TrustedProxies []netip.Prefix
 	// Newcomers decides whether a request without an identity may leave an
-	// intent while degraded (intent_guard.go); nil refuses them all.
+	// intent while degraded (intent_guard.go); nil lets them in only to pay
+	// the proof of work, and refuses them in rooms without it.
 	Newcomers NewcomerCheck
+	// Limits bound what one client can hold open; zero values are no limit
+	// (cmd/waitroom's flags give the production defaults).
+	Limits Limits
 }
 
 // Server routes requests to handlers.
@@ -78,6 +82,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.HTTPErrorHandler = s.errorHandler
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
+	e.Use(bodyDeadline(cfg.Limits.BodyTimeout))
+	e.Use(newPushLimits(cfg.Limits.PushPerTicket, cfg.Limits.PushPerIP).middleware)
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}

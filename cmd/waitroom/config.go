@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -49,6 +50,12 @@ type config struct {
 	GateRoom     string
 
 	EmbedDemoAddr string // the example shop that embeds the demo room; "" when off
+
+	// Limits: what one client, and everyone together, can hold open.
+	BodyTimeout   time.Duration
+	PushPerTicket int
+	PushPerIP     int
+	MaxConns      int
 }
 
 // brokers splits --kafka-brokers.
@@ -90,6 +97,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
 	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")
 	fs.StringVar(&c.GateRoom, "gate-room", "", "room whose line the gate sends visitors to")
+	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "how long a request (but a push stream) may take to send its body")
+	fs.IntVar(&c.PushPerTicket, "push-per-ticket", 4, "open push connections (WebSocket, SSE) per ticket; the newest over it is refused (0: no cap)")
+	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
+	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
 		fs.PrintDefaults()
@@ -176,6 +187,17 @@ func (c *config) validate() error {
 		}
 	} else if len(c.Protect.Paths()) > 0 || len(c.GateComplete.Paths()) > 0 || c.GateRoom != "" {
 		errs = append(errs, errors.New("--protect, --gate-complete and --gate-room only apply with --upstream"))
+	}
+	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--body-timeout %v: want between 1s and 10m", c.BodyTimeout))
+	}
+	for _, n := range []struct {
+		name string
+		v    int
+	}{{"--push-per-ticket", c.PushPerTicket}, {"--push-per-ip", c.PushPerIP}, {"--max-conns", c.MaxConns}} {
+		if n.v < 0 {
+			errs = append(errs, fmt.Errorf("%s %d: want 0 (no cap) or more", n.name, n.v))
+		}
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))

@@ -4,6 +4,7 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(kv ...string) func(string) string {
@@ -21,6 +22,12 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	}
 	if c.Addr != "127.0.0.1:8080" || c.PublicURL != "http://127.0.0.1:8080" || c.SigningKey != "data/signing-key.pem" {
 		t.Fatalf("defaults: %+v", c)
+	}
+	if c.BodyTimeout != 10*time.Second || c.PushPerTicket != 4 || c.PushPerIP != 100 || c.MaxConns != 20000 {
+		t.Fatalf("limit defaults: %+v", c)
+	}
+	if c, err := parseConfig(nil, env("WAITROOM_PUSH_PER_IP", "0", "WAITROOM_MAX_CONNS", "500"), io.Discard); err != nil || c.PushPerIP != 0 || c.MaxConns != 500 {
+		t.Fatalf("limits from the environment: %+v %v", c, err)
 	}
 	c, err = parseConfig([]string{"--addr", "127.0.0.1:9000"},
 		env("WAITROOM_ADDR", "127.0.0.1:7000", "WAITROOM_REDIS_URL", "redis://127.0.0.1:6379/2", "WAITROOM_PUBLIC_URL", "https://q.example/"), io.Discard)
@@ -54,6 +61,11 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--upstream", "http://127.0.0.1:9", "--protect", "/checkout/*"}, env(), "--gate-room"},
 		{[]string{"--upstream", "ftp://x", "--protect", "/c/*", "--gate-room", "demo"}, env(), "--upstream"},
 		{[]string{"--protect", "/checkout/*"}, env(), "only apply with --upstream"},
+		{[]string{"--body-timeout", "0s"}, env(), "--body-timeout"},
+		{nil, env("WAITROOM_BODY_TIMEOUT", "11m"), "--body-timeout"},
+		{[]string{"--push-per-ticket", "-1"}, env(), "--push-per-ticket"},
+		{nil, env("WAITROOM_PUSH_PER_IP", "-5"), "--push-per-ip"},
+		{[]string{"--max-conns", "-1"}, env(), "--max-conns"},
 	} {
 		_, err := parseConfig(tc.args, tc.env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -141,6 +141,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 
 		TrustedProxies: cfg.TrustedProxies,
+		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
@@ -162,6 +163,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
+	ln = server.LimitListener(ln, cfg.MaxConns, log)
 	sh, err := openShop(ctx, srv, cfg, ln.Addr().String(), brokers, log)
 	if err != nil {
 		_ = ln.Close()

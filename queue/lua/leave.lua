@@ -1,6 +1,6 @@
 -- leave: an owner gives up a ticket; a waiter leaves the line, an admitted user frees the slot.
--- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active
--- ARGV[1] ticket id  ARGV[2] identity
+-- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active  KEYS[5] ended
+-- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)
 -- Returns 1, or 0 when the ticket is unknown or not the identity's.
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
@@ -12,5 +12,6 @@ redis.call('ZREM', KEYS[4], ARGV[1])
 if rec.st == 'waiting' or rec.st == 'admitted' then
   rec.st, rec.r = 'expired', 'left'
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
+  redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), ARGV[1])
 end
 return 1

@@ -1,5 +1,8 @@
--- tick: one admission step. Reclaims expired slots, drops abandoned waiters,
--- then admits up to min(batch budget left in this tick, free capacity) from the head.
+-- tick: one admission step. Purges tickets that ended before the grace
+-- period, reclaims expired slots, drops abandoned waiters, then admits up to
+-- min(batch budget left in this tick, free capacity) from the head. Every
+-- kind of removal is bounded per tick, so a tick stays short however many
+-- ghosts piled up; the rest go in the next ticks.
 -- KEYS[1] q        ZSET waiting tickets scored by seq
 -- KEYS[2] seen     ZSET waiting tickets scored by last sign of life (ms)
 -- KEYS[3] active   ZSET admitted tickets scored by expiry (ms)
@@ -7,12 +10,15 @@
 -- KEYS[5] budget   HASH t = current tick, u = admissions used in it
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
+-- KEYS[8] ended    ZSET ended tickets scored by end time (ms)
+-- KEYS[9] visitors HASH identity -> ticket id
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
 -- ARGV[9] configured rate (per s)  ARGV[10] event channel
--- ARGV[11..] one jitter (ms) per admission slot, at least batch size of them
--- Returns {reclaimed, abandoned, then for each admitted ticket: id, ms waited}.
+-- ARGV[11] purge before (ms: tickets that ended before this are deleted)
+-- ARGV[12..] one jitter (ms) per admission slot, at least batch size of them
+-- Returns {reclaimed, abandoned, purged, then for each admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -26,18 +32,48 @@ local function mark(id, fields)
   return rec
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
-for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[3], id)
-  mark(id, {st = 'expired', r = 'reclaimed'})
+-- finish marks tickets ended; their records stay for the grace period so
+-- their owners can still read why. Removals go in one call per key (unpack
+-- takes up to 8000 values, far above ARGV[8]).
+local function finish(ids, reason)
+  local z = {}
+  for _, id in ipairs(ids) do
+    if mark(id, {st = 'expired', r = reason}) then
+      z[#z + 1] = now
+      z[#z + 1] = id
+    end
+  end
+  if #z > 0 then redis.call('ZADD', KEYS[8], unpack(z)) end
 end
-if #expired > 0 then redis.call('HINCRBY', KEYS[6], 'expired_total', #expired) end
+
+-- Purge first: deleting frees memory, so a Redis at maxmemory gets room back.
+local purge = redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', '(' .. ARGV[11], 'LIMIT', 0, maxscan)
+if #purge > 0 then
+  local recs = redis.call('HMGET', KEYS[4], unpack(purge))
+  for i, raw in ipairs(recs) do
+    if raw then
+      local who = cjson.decode(raw).i
+      if who and redis.call('HGET', KEYS[9], who) == purge[i] then
+        redis.call('HDEL', KEYS[9], who)
+      end
+    end
+  end
+  redis.call('HDEL', KEYS[4], unpack(purge))
+  redis.call('ZREM', KEYS[8], unpack(purge))
+end
+
+local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
+if #expired > 0 then
+  redis.call('ZREM', KEYS[3], unpack(expired))
+  finish(expired, 'reclaimed')
+  redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
+end
 
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
-for _, id in ipairs(gone) do
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZREM', KEYS[1], id)
-  mark(id, {st = 'expired', r = 'abandoned'})
+if #gone > 0 then
+  redis.call('ZREM', KEYS[2], unpack(gone))
+  redis.call('ZREM', KEYS[1], unpack(gone))
+  finish(gone, 'abandoned')
 end
 local abandoned = #gone
 
@@ -48,28 +84,37 @@ if not paused then
   local bt, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if tick > bt then bt, used = tick, 0 end
   local n = math.min(size - used, capacity - redis.call('ZCARD', KEYS[3]))
-  while n > 0 do
+  -- Ghosts at the head are dropped as they are popped, at most maxscan of
+  -- them per tick: the line drains them over several ticks.
+  local skipped, ghosts = 0, {}
+  while n > 0 and skipped < maxscan do
     local popped = redis.call('ZPOPMIN', KEYS[1], n)
     if #popped == 0 then break end
-    for i = 1, #popped, 2 do
-      local id = popped[i]
-      local seen_at = tonumber(redis.call('ZSCORE', KEYS[2], id))
-      redis.call('ZREM', KEYS[2], id)
+    local ids = {}
+    for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+    local seen = redis.call('ZMSCORE', KEYS[2], unpack(ids))
+    redis.call('ZREM', KEYS[2], unpack(ids))
+    for i, id in ipairs(ids) do
+      local seen_at = tonumber(seen[i])
       if seen_at and seen_at < abandon_before then
-        mark(id, {st = 'expired', r = 'abandoned'})
-        abandoned = abandoned + 1
+        ghosts[#ghosts + 1] = id
+        skipped = skipped + 1
       else
-        local o = now + tonumber(ARGV[11 + #admitted])
+        local o = now + tonumber(ARGV[12 + #admitted])
         local rec = mark(id, {st = 'admitted', a = now, o = o, x = o + ttl})
         if rec then
           redis.call('ZADD', KEYS[3], o + ttl, id)
           admitted[#admitted + 1] = id
           waits[#waits + 1] = now - rec.e
           n = n - 1
+        else
+          skipped = skipped + 1 -- no record: nothing to admit
         end
       end
     end
   end
+  finish(ghosts, 'abandoned')
+  abandoned = abandoned + #ghosts
   if #admitted > 0 then
     redis.call('HSET', KEYS[5], 't', bt, 'u', used + #admitted)
     redis.call('HINCRBY', KEYS[6], 'admitted_total', #admitted)
@@ -100,7 +145,7 @@ if sum > 0 then
 end
 redis.call('HSET', KEYS[6], 'rate', rate)
 
-local out = {#expired, abandoned}
+local out = {#expired, abandoned, #purge}
 for i, id in ipairs(admitted) do
   out[#out + 1] = id
   out[#out + 1] = waits[i]

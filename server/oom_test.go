@@ -1,0 +1,46 @@
+package server_test
+
+import (
+	"context"
+	"os/exec"
+	"testing"
+	"time"
+)
+
+// TestRedisOutOfMemoryIs503: a real redis-server at maxmemory with
+// noeviction refuses the line's writes. The visitor gets 503 with
+// Retry-After and the JSON error, not a 500; the refusals count towards the
+// availability flag, which moves entries to degraded mode until Redis takes
+// writes again.
+func TestRedisOutOfMemoryIs503(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH")
+	}
+	e := newDegradedEnv(t)
+	e.putRoom("sale", `{"paused": true}`)
+	if r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", ""); r.body["state"] != "waiting" {
+		t.Fatalf("before: %s", r.raw)
+	}
+	admin := e.redis.Client(t)
+	ctx := context.Background()
+	for _, kv := range [][2]string{{"maxmemory-policy", "noeviction"}, {"maxmemory", "1"}} {
+		if err := admin.ConfigSet(ctx, kv[0], kv[1]).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", "")
+	wantError(t, r, 503, "unavailable")
+	if r.header.Get("Retry-After") == "" {
+		t.Fatalf("503 without Retry-After: %v", r.header)
+	}
+	took := e.waitState("bypassed", 5*time.Second)
+	t.Logf("entries answered bypassed %v after Redis reached maxmemory", took)
+	if st := e.avail.State(); !st.Degraded || st.RedisUp {
+		t.Fatalf("availability: %+v", st)
+	}
+	if err := admin.ConfigSet(ctx, "maxmemory", "0").Err(); err != nil {
+		t.Fatal(err)
+	}
+	took = e.waitState("waiting", 10*time.Second)
+	t.Logf("entries waited in line again %v after writes were allowed", took)
+}
