@@ -296,7 +296,9 @@ func validateURL(raw string, browser bool) error {
 		return fmt.Errorf("is required")
 	case len(raw) > maxURLLen:
 		return fmt.Errorf("must be at most %d characters", maxURLLen)
-	case strings.ContainsFunc(raw, func(r rune) bool { return r <= ' ' || r == 0x7f || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r) }):
+	case strings.ContainsFunc(raw, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r)
+	}):
 		return fmt.Errorf("must not contain spaces, control characters or backslashes")
 	}
 	u, err := url.Parse(raw)

@@ -1,0 +1,176 @@
+// Package throttle slows down guessing: it counts failed attempts (of the
+// admin token) per client and overall, across servers in Redis where Redis
+// answers and in a bounded local table where it does not. Only failures
+// count, so a client that gets it right is never slowed.
+package throttle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+)
+
+// Limit is at most N failures per Per, as a burst of N that refills evenly.
+type Limit struct {
+	N   int
+	Per time.Duration
+}
+
+// Validate says what is wrong with a limit from the configuration.
+func (l Limit) Validate() error {
+	if l.N < 1 || l.N > 1_000_000 || l.Per < time.Second || l.Per > 24*time.Hour {
+		return errors.New("throttle: want 1 to 1000000 failures per 1 s to 24 h")
+	}
+	return nil
+}
+
+// interval is the time one failure takes to be forgotten.
+func (l Limit) interval() time.Duration { return l.Per / time.Duration(l.N) }
+
+// blockedFor is how long a client whose allowance runs out `reset` from
+// now must wait before its next attempt: it may try while fewer than N
+// failures are outstanding, i.e. while reset ≤ Per − interval.
+func (l Limit) blockedFor(reset time.Duration) time.Duration {
+	return reset - (l.Per - l.interval())
+}
+
+// Options configure Failures; zero values pick the defaults.
+type Options struct {
+	PerClient Limit // default 10 a minute
+	Overall   Limit // default 100 a minute
+	// Prefix namespaces the Redis keys (default "wr:").
+	Prefix string
+	// LocalKeys bounds the local table of clients (default 10000).
+	LocalKeys int
+	Now       func() time.Time
+	Logger    *slog.Logger
+}
+
+// Defaults of Options.
+var (
+	DefaultPerClient = Limit{N: 10, Per: time.Minute}
+	DefaultOverall   = Limit{N: 100, Per: time.Minute}
+)
+
+// redisTimeout bounds each Redis call: a slow Redis falls back to the local
+// table rather than hold the request.
+const redisTimeout = 250 * time.Millisecond
+
+// Failures counts one kind of failure (name) per client bucket and overall.
+type Failures struct {
+	name  string
+	o     Options
+	rl    *redis_rate.Limiter // nil: local only
+	local *local
+}
+
+// New counts failures of kind name in rdb (nil: on this server only).
+func New(rdb redis.UniversalClient, name string, o Options) *Failures {
+	if o.PerClient.N == 0 {
+		o.PerClient = DefaultPerClient
+	}
+	if o.Overall.N == 0 {
+		o.Overall = DefaultOverall
+	}
+	if o.Prefix == "" {
+		o.Prefix = "wr:"
+	}
+	if o.LocalKeys <= 0 {
+		o.LocalKeys = 10_000
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	f := &Failures{name: name, o: o, local: &local{max: o.LocalKeys, tat: map[string]time.Time{}}}
+	if rdb != nil {
+		f.rl = redis_rate.NewLimiter(rdb)
+	}
+	return f
+}
+
+// overallKey is the bucket every failure also counts in. Client buckets
+// are addresses or prefixes, which never start with "*".
+const overallKey = "*"
+
+// Blocked reports whether client (a clientip.Bucket) must wait before its
+// next attempt, and for how long: because it failed too often, or because
+// everyone together did. It records nothing.
+func (f *Failures) Blocked(ctx context.Context, client string) (time.Duration, bool) {
+	wait := max(f.check(ctx, client, f.o.PerClient, 0), f.check(ctx, overallKey, f.o.Overall, 0))
+	return wait, wait > 0
+}
+
+// Fail records one failed attempt of client.
+func (f *Failures) Fail(ctx context.Context, client string) {
+	f.check(ctx, client, f.o.PerClient, 1)
+	f.check(ctx, overallKey, f.o.Overall, 1)
+}
+
+// check adds cost failures to key's count and returns how long the key is
+// blocked afterwards (0: not blocked).
+func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) time.Duration {
+	if f.rl != nil {
+		rctx, cancel := context.WithTimeout(ctx, redisTimeout)
+		defer cancel()
+		lim := redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}
+		res, err := f.rl.AllowN(rctx, f.o.Prefix+"throttle:"+f.name+":"+key, lim, cost)
+		if err == nil {
+			return max(l.blockedFor(res.ResetAfter), 0)
+		}
+		if ctx.Err() == nil {
+			f.o.Logger.Debug("throttle: count in Redis; counting on this server", "name", f.name, "err", err)
+		}
+	}
+	return f.local.check(key, l, cost, f.o.Now())
+}
+
+// local is the same count (GCRA: the time at which the key's failures are
+// all forgotten) on this server, in a table of at most max keys.
+type local struct {
+	max int
+	mu  sync.Mutex
+	tat map[string]time.Time
+}
+
+// overflowKey holds the clients that find the table full, together.
+const overflowKey = "+"
+
+func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	tat, ok := t.tat[key]
+	if !ok && len(t.tat) >= t.max {
+		for k, v := range t.tat {
+			if !v.After(now) {
+				delete(t.tat, k)
+			}
+		}
+		if len(t.tat) >= t.max {
+			key = overflowKey
+			tat = t.tat[key]
+		}
+	}
+	if tat.Before(now) {
+		tat = now
+	}
+	if cost > 0 && l.blockedFor(tat.Sub(now)) <= 0 {
+		tat = tat.Add(time.Duration(cost) * l.interval())
+		t.tat[key] = tat
+	}
+	return max(l.blockedFor(tat.Sub(now)), 0)
+}
+
+// RetryAfter is a Retry-After header value for wait: whole seconds, at least 1.
+func RetryAfter(wait time.Duration) string {
+	s := int64((wait + time.Second - 1) / time.Second)
+	return fmt.Sprint(max(s, 1))
+}
