@@ -68,7 +68,14 @@ type Failures struct {
 	o     Options
 	rl    *redis_rate.Limiter // nil: local only
 	local *local
+
+	mu        sync.Mutex
+	skipUntil time.Time // after a Redis failure, count locally for a while
 }
+
+// redisBackoff is how long a server counts locally after Redis failed, so
+// that a Redis that is down does not slow every admin request.
+const redisBackoff = time.Second
 
 // New counts failures of kind name in rdb (nil: on this server only).
 func New(rdb redis.UniversalClient, name string, o Options) *Failures {
@@ -118,7 +125,7 @@ func (f *Failures) Fail(ctx context.Context, client string) {
 // check adds cost failures to key's count and returns how long the key is
 // blocked afterwards (0: not blocked).
 func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) time.Duration {
-	if f.rl != nil {
+	if f.rl != nil && f.redisUp() {
 		rctx, cancel := context.WithTimeout(ctx, redisTimeout)
 		defer cancel()
 		lim := redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}
@@ -127,10 +134,19 @@ func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) tim
 			return max(l.blockedFor(res.ResetAfter), 0)
 		}
 		if ctx.Err() == nil {
+			f.mu.Lock()
+			f.skipUntil = f.o.Now().Add(redisBackoff)
+			f.mu.Unlock()
 			f.o.Logger.Debug("throttle: count in Redis; counting on this server", "name", f.name, "err", err)
 		}
 	}
 	return f.local.check(key, l, cost, f.o.Now())
+}
+
+func (f *Failures) redisUp() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.o.Now().Before(f.skipUntil)
 }
 
 // local is the same count (GCRA: the time at which the key's failures are
