@@ -299,12 +299,16 @@ func adminActive(lang Lang, active, capacity int64) string {
 	return FormatNumber(lang, active) + " / " + FormatNumber(lang, capacity)
 }
 
-func adminState(lang Lang, paused, closed bool) string {
+// adminState is the room's state word. At capacity nobody is admitted
+// until a slot frees, so it does not say "Admitting" then.
+func adminState(lang Lang, paused, closed bool, active, capacity int64) string {
 	switch {
 	case closed:
 		return T(lang, "admin.state.closed")
 	case paused:
 		return T(lang, "admin.state.paused")
+	case capacity > 0 && active >= capacity:
+		return T(lang, "admin.state.full")
 	}
 	return T(lang, "admin.state.running")
 }

@@ -70,3 +70,24 @@ func TestAdminStringsCoverTheFields(t *testing.T) {
 		}
 	}
 }
+
+// The state word says what admission does: at capacity nobody gets in
+// until a slot frees, so it does not say "Admitting" (as in
+// web/admin_format.test.ts).
+func TestAdminStateIsTrueToAdmission(t *testing.T) {
+	for _, c := range []struct {
+		paused, closed   bool
+		active, capacity int64
+		key              string
+	}{
+		{false, false, 3, 10, "admin.state.running"},
+		{false, false, 10, 10, "admin.state.full"},
+		{false, false, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
+		{true, false, 10, 10, "admin.state.paused"},
+		{false, true, 0, 10, "admin.state.closed"},
+	} {
+		if got := adminState(English, c.paused, c.closed, c.active, c.capacity); got != T(English, c.key) {
+			t.Errorf("%+v: %q, want %q", c, got, T(English, c.key))
+		}
+	}
+}
