@@ -105,3 +105,19 @@ func TestAdminAPIThrottleIgnoresForgedForwarding(t *testing.T) {
 		t.Fatalf("failure log trusted a forged X-Forwarded-For:\n%s", out)
 	}
 }
+
+// TestTargetURLBypassesAreRefused: the admin API refuses a target_url or
+// logo_url a browser would read as another site (wr_token would go there).
+func TestTargetURLBypassesAreRefused(t *testing.T) {
+	e := newEnv(t)
+	for _, raw := range []string{`/\\evil.example`, `/\\\\evil`, `\\\\evil`, `//evil.example`, `/\\t/evil`, `https://shop.example\\@evil`, `https:evil.example`} {
+		for _, field := range []string{"target_url", "logo_url"} {
+			r := e.admin("PUT", "/admin/api/rooms/sale", `{"`+field+`": "`+raw+`"}`)
+			wantError(t, r, http.StatusBadRequest, "invalid")
+			if r.body["error"].(map[string]any)["field"] != field {
+				t.Errorf("%s %s: %s", field, raw, r.raw)
+			}
+		}
+	}
+	e.putRoom("sale", `{"target_url": "/%5Cevil.example"}`) // stays a path on this site
+}
