@@ -54,6 +54,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--upstream", "http://127.0.0.1:9", "--protect", "/checkout/*"}, env(), "--gate-room"},
 		{[]string{"--upstream", "ftp://x", "--protect", "/c/*", "--gate-room", "demo"}, env(), "--upstream"},
 		{[]string{"--protect", "/checkout/*"}, env(), "only apply with --upstream"},
+		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
+		{nil, env("WAITROOM_ADMIN_FAILURES_TOTAL", "-5"), "--admin-failures-total"},
 	} {
 		_, err := parseConfig(tc.args, tc.env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
