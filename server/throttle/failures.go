@@ -112,7 +112,10 @@ const overallKey = "*"
 // next attempt, and for how long: because it failed too often, or because
 // everyone together did. It records nothing.
 func (f *Failures) Blocked(ctx context.Context, client string) (time.Duration, bool) {
-	wait := max(f.check(ctx, client, f.o.PerClient, 0), f.check(ctx, overallKey, f.o.Overall, 0))
+	if wait := f.check(ctx, client, f.o.PerClient, 0); wait > 0 {
+		return wait, true
+	}
+	wait := f.check(ctx, overallKey, f.o.Overall, 0)
 	return wait, wait > 0
 }
 
@@ -123,24 +126,32 @@ func (f *Failures) Fail(ctx context.Context, client string) {
 }
 
 // check adds cost failures to key's count and returns how long the key is
-// blocked afterwards (0: not blocked).
+// blocked afterwards (0: not blocked). Redis holds the count; this server
+// keeps a copy of what Redis last said, so that a blocked client's flood is
+// answered from memory, and so that its count survives a Redis outage.
 func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) time.Duration {
-	if f.rl != nil && f.redisUp() {
-		rctx, cancel := context.WithTimeout(ctx, redisTimeout)
-		defer cancel()
-		lim := redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}
-		res, err := f.rl.AllowN(rctx, f.o.Prefix+"throttle:"+f.name+":"+key, lim, cost)
-		if err == nil {
-			return max(l.blockedFor(res.ResetAfter), 0)
+	now := f.o.Now()
+	if w := f.local.check(key, l, 0, now); w > 0 || f.rl == nil || !f.redisUp() {
+		if w > 0 || cost == 0 {
+			return w
 		}
+		return f.local.check(key, l, cost, now)
+	}
+	rctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	lim := redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}
+	res, err := f.rl.AllowN(rctx, f.o.Prefix+"throttle:"+f.name+":"+key, lim, cost)
+	if err != nil {
 		if ctx.Err() == nil {
 			f.mu.Lock()
-			f.skipUntil = f.o.Now().Add(redisBackoff)
+			f.skipUntil = now.Add(redisBackoff)
 			f.mu.Unlock()
 			f.o.Logger.Debug("throttle: count in Redis; counting on this server", "name", f.name, "err", err)
 		}
+		return f.local.check(key, l, cost, now)
 	}
-	return f.local.check(key, l, cost, f.o.Now())
+	f.local.mirror(key, now.Add(res.ResetAfter), now)
+	return max(l.blockedFor(res.ResetAfter), 0)
 }
 
 func (f *Failures) redisUp() bool {
@@ -150,7 +161,8 @@ func (f *Failures) redisUp() bool {
 }
 
 // local is the same count (GCRA: the time at which the key's failures are
-// all forgotten) on this server, in a table of at most max keys.
+// all forgotten) on this server, in a table of at most max keys. A key
+// whose failures are all forgotten is not kept.
 type local struct {
 	max int
 	mu  sync.Mutex
@@ -160,7 +172,10 @@ type local struct {
 // overflowKey holds the clients that find the table full, together.
 const overflowKey = "+"
 
-func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duration {
+// update replaces key's time by fn's answer, within the table's bound.
+// With spill false, a key that finds the table full is left out instead
+// of counted with the overflow.
+func (t *local) update(key string, now time.Time, spill bool, fn func(tat time.Time) time.Time) time.Time {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	tat, ok := t.tat[key]
@@ -171,6 +186,9 @@ func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duratio
 			}
 		}
 		if len(t.tat) >= t.max {
+			if !spill {
+				return fn(now)
+			}
 			key = overflowKey
 			tat = t.tat[key]
 		}
@@ -178,11 +196,29 @@ func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duratio
 	if tat.Before(now) {
 		tat = now
 	}
-	if cost > 0 && l.blockedFor(tat.Sub(now)) <= 0 {
-		tat = tat.Add(time.Duration(cost) * l.interval())
+	tat = fn(tat)
+	if tat.After(now) {
 		t.tat[key] = tat
+	} else {
+		delete(t.tat, key)
 	}
+	return tat
+}
+
+// check adds cost failures unless key is blocked, and says how long it is.
+func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duration {
+	tat := t.update(key, now, true, func(tat time.Time) time.Time {
+		if cost > 0 && l.blockedFor(tat.Sub(now)) <= 0 {
+			tat = tat.Add(time.Duration(cost) * l.interval())
+		}
+		return tat
+	})
 	return max(l.blockedFor(tat.Sub(now)), 0)
+}
+
+// mirror takes in what Redis said of key: its failures are forgotten at at.
+func (t *local) mirror(key string, at, now time.Time) {
+	t.update(key, now, false, func(time.Time) time.Time { return at })
 }
 
 // RetryAfter is a Retry-After header value for wait: whole seconds, at least 1.

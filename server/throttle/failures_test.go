@@ -104,3 +104,30 @@ func TestRetryAfterIsWholeSecondsAtLeastOne(t *testing.T) {
 		}
 	}
 }
+
+// TestCountsOutliveARedisOutage: what Redis counted, each server keeps a
+// copy of, so a client with failures on record does not start afresh when
+// Redis goes away, and a blocked client is answered without asking Redis.
+func TestCountsOutliveARedisOutage(t *testing.T) {
+	rs := redistest.Start(t)
+	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	t.Cleanup(func() { _ = rdb.Close() })
+	f := throttle.New(rdb, "admin", throttle.Options{Prefix: redistest.Prefix(t),
+		PerClient: throttle.Limit{N: 3, Per: time.Minute}, Overall: throttle.Limit{N: 1000, Per: time.Minute}})
+	f.Fail(ctx, "192.0.2.1")
+	f.Fail(ctx, "192.0.2.1")
+	for i := 0; i < 3; i++ {
+		f.Fail(ctx, "192.0.2.2")
+	}
+	rs.Kill()
+	start := time.Now()
+	if _, blocked := f.Blocked(ctx, "192.0.2.2"); !blocked {
+		t.Fatal("blocked client let through once Redis went away")
+	}
+	if d := time.Since(start); d > 100*time.Millisecond {
+		t.Fatalf("a blocked client's answer waited %v on a dead Redis", d)
+	}
+	if got := failUntilBlocked(t, f, "192.0.2.1"); got != 1 {
+		t.Fatalf("client with 2 of 3 failures on record: %d more before blocked with Redis down, want 1", got)
+	}
+}
