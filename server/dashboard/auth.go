@@ -85,13 +85,19 @@ func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
 	}))
 }
 
-// handleLogin: POST /admin/login with the admin token starts a session. A
-// client (or everyone together) with too many wrong tokens is answered 429
-// without a look at its token; a right one is never counted.
+// handleLogin: POST /admin/login with the admin token starts a session.
+// The sign-in form's CSRF is checked first (a made-up form is no attempt);
+// then the attempt is counted before the token is looked at, and taken
+// back when it was right: a client (or everyone together) with too many
+// wrong tokens is answered 429 without a look at its token.
 func (d *Dashboard) handleLogin(c echo.Context) error {
+	ck, err := c.Cookie(loginCookie)
+	if err != nil || !d.sessions.checkLogin(ck.Value, c.FormValue("csrf_token")) {
+		return d.loginPage(c, http.StatusForbidden, "admin.login.expired")
+	}
 	ctx := c.Request().Context()
 	client := clientip.Bucket(c.RealIP())
-	if wait, blocked := d.d.Failures.Blocked(ctx, client); blocked {
+	if wait, ok := d.d.Failures.Attempt(ctx, client); !ok {
 		c.Response().Header().Set("Retry-After", throttle.RetryAfter(wait))
 		if wantsJSON(c) {
 			return c.JSON(http.StatusTooManyRequests, map[string]apiError{"error": {Code: "rate_limited",
@@ -99,16 +105,12 @@ func (d *Dashboard) handleLogin(c echo.Context) error {
 		}
 		return d.loginPage(c, http.StatusTooManyRequests, "admin.login.throttled")
 	}
-	ck, err := c.Cookie(loginCookie)
-	if err != nil || !d.sessions.checkLogin(ck.Value, c.FormValue("csrf_token")) {
-		return d.loginPage(c, http.StatusForbidden, "admin.login.expired")
-	}
 	want := []byte(d.d.AdminToken)
 	if len(want) == 0 || subtle.ConstantTimeCompare([]byte(c.FormValue("token")), want) != 1 {
-		d.d.Failures.Fail(ctx, client)
 		d.log.Warn("dashboard: failed sign-in", "remote", c.RealIP())
 		return d.loginPage(c, http.StatusUnauthorized, "admin.login.wrong")
 	}
+	d.d.Failures.Succeeded(ctx, client)
 	sess, value := d.sessions.issue()
 	c.SetCookie(d.cookie(sessionCookie, value, int(d.d.SessionTTL.Seconds())))
 	c.SetCookie(d.cookie(loginCookie, "", -1))

@@ -64,8 +64,8 @@ func (f WaitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration,
 // FailureCounter counts wrong admin tokens per client and overall
 // (*throttle.Failures, shared with the admin API and across servers).
 type FailureCounter interface {
-	Blocked(ctx context.Context, client string) (time.Duration, bool)
-	Fail(ctx context.Context, client string)
+	Attempt(ctx context.Context, client string) (time.Duration, bool)
+	Succeeded(ctx context.Context, client string)
 }
 
 // Revocations is where a signed-out session is recorded for every server

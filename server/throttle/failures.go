@@ -108,50 +108,85 @@ func New(rdb redis.UniversalClient, name string, o Options) *Failures {
 // are addresses or prefixes, which never start with "*".
 const overallKey = "*"
 
-// Blocked reports whether client (a clientip.Bucket) must wait before its
-// next attempt, and for how long: because it failed too often, or because
-// everyone together did. It records nothing.
-func (f *Failures) Blocked(ctx context.Context, client string) (time.Duration, bool) {
-	if wait := f.check(ctx, client, f.o.PerClient, 0); wait > 0 {
-		return wait, true
+// Attempt counts an attempt of client (a clientip.Bucket) before its token
+// is looked at, so that concurrent guesses cannot slip past the count: it
+// is refused, with how long to wait, when client or everyone together
+// failed too often. Call Succeeded when the token was right: only failures
+// stay counted.
+func (f *Failures) Attempt(ctx context.Context, client string) (time.Duration, bool) {
+	if wait, ok := f.check(ctx, client, f.o.PerClient, 1); !ok {
+		return wait, false
 	}
-	wait := f.check(ctx, overallKey, f.o.Overall, 0)
-	return wait, wait > 0
+	if wait, ok := f.check(ctx, overallKey, f.o.Overall, 1); !ok {
+		f.refund(ctx, client, f.o.PerClient) // it was never tried
+		return wait, false
+	}
+	return 0, true
 }
 
-// Fail records one failed attempt of client.
-func (f *Failures) Fail(ctx context.Context, client string) {
-	f.check(ctx, client, f.o.PerClient, 1)
-	f.check(ctx, overallKey, f.o.Overall, 1)
+// Succeeded takes back the attempt of a client whose token was right.
+func (f *Failures) Succeeded(ctx context.Context, client string) {
+	f.refund(ctx, client, f.o.PerClient)
+	f.refund(ctx, overallKey, f.o.Overall)
 }
 
-// check adds cost failures to key's count and returns how long the key is
-// blocked afterwards (0: not blocked). Redis holds the count; this server
-// keeps a copy of what Redis last said, so that a blocked client's flood is
-// answered from memory, and so that its count survives a Redis outage.
-func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) time.Duration {
+func (f *Failures) redisKey(key string) string { return f.o.Prefix + "throttle:" + f.name + ":" + key }
+
+// check adds cost failures to key's count unless the key is blocked, and
+// says whether it did and how long the key is blocked now. Redis holds the
+// count; this server keeps a copy of what Redis last said, so that a
+// blocked client's flood is answered from memory, and so that its count
+// survives a Redis outage.
+func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) (time.Duration, bool) {
 	now := f.o.Now()
-	if w := f.local.check(key, l, 0, now); w > 0 || f.rl == nil || !f.redisUp() {
-		if w > 0 || cost == 0 {
-			return w
-		}
+	if w, _ := f.local.check(key, l, 0, now); w > 0 {
+		return w, false
+	}
+	if f.rl == nil || !f.redisUp() {
 		return f.local.check(key, l, cost, now)
 	}
 	rctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
-	lim := redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}
-	res, err := f.rl.AllowN(rctx, f.o.Prefix+"throttle:"+f.name+":"+key, lim, cost)
+	res, err := f.rl.AllowN(rctx, f.redisKey(key), redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}, cost)
 	if err != nil {
-		if ctx.Err() == nil {
-			f.mu.Lock()
-			f.skipUntil = now.Add(redisBackoff)
-			f.mu.Unlock()
-			f.o.Logger.Debug("throttle: count in Redis; counting on this server", "name", f.name, "err", err)
-		}
+		f.redisFailed(ctx, err)
 		return f.local.check(key, l, cost, now)
 	}
 	f.local.mirror(key, now.Add(res.ResetAfter), now)
-	return max(l.blockedFor(res.ResetAfter), 0)
+	return max(l.blockedFor(res.ResetAfter), 0), res.Allowed > 0
+}
+
+// refund takes one failure off key's count.
+func (f *Failures) refund(ctx context.Context, key string, l Limit) {
+	now := f.o.Now()
+	if f.rl == nil || !f.redisUp() {
+		f.local.refund(key, l, now)
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	res, err := f.rl.AllowN(rctx, f.redisKey(key), redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}, -1)
+	if err != nil {
+		f.redisFailed(ctx, err)
+		f.local.refund(key, l, now)
+		return
+	}
+	if res.ResetAfter <= 0 {
+		// Nothing left outstanding: the script stores nothing then, so the
+		// key would keep the attempt.
+		_ = f.rl.Reset(rctx, f.redisKey(key))
+	}
+	f.local.mirror(key, now.Add(res.ResetAfter), now)
+}
+
+func (f *Failures) redisFailed(ctx context.Context, err error) {
+	if ctx.Err() != nil {
+		return
+	}
+	f.mu.Lock()
+	f.skipUntil = f.o.Now().Add(redisBackoff)
+	f.mu.Unlock()
+	f.o.Logger.Debug("throttle: count in Redis; counting on this server", "name", f.name, "err", err)
 }
 
 func (f *Failures) redisUp() bool {
@@ -205,15 +240,22 @@ func (t *local) update(key string, now time.Time, spill bool, fn func(tat time.T
 	return tat
 }
 
-// check adds cost failures unless key is blocked, and says how long it is.
-func (t *local) check(key string, l Limit, cost int, now time.Time) time.Duration {
+// check adds cost failures unless key is blocked; it says how long key is
+// blocked now and whether the failures were added.
+func (t *local) check(key string, l Limit, cost int, now time.Time) (time.Duration, bool) {
+	added := false
 	tat := t.update(key, now, true, func(tat time.Time) time.Time {
 		if cost > 0 && l.blockedFor(tat.Sub(now)) <= 0 {
-			tat = tat.Add(time.Duration(cost) * l.interval())
+			tat, added = tat.Add(time.Duration(cost)*l.interval()), true
 		}
 		return tat
 	})
-	return max(l.blockedFor(tat.Sub(now)), 0)
+	return max(l.blockedFor(tat.Sub(now)), 0), added || cost == 0
+}
+
+// refund takes one failure off key's count.
+func (t *local) refund(key string, l Limit, now time.Time) {
+	t.update(key, now, false, func(tat time.Time) time.Time { return tat.Add(-l.interval()) })
 }
 
 // mirror takes in what Redis said of key: its failures are forgotten at at.
