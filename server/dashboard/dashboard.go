@@ -106,6 +106,7 @@ const chartSpan = 15 * time.Minute
 func (d *Dashboard) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.sampler.run(ctx) })
+	g.Go(func() error { d.sessions.resendUnsent(ctx, d.d.Clock); return nil })
 	g.Go(func() error {
 		if err := d.hub.Run(ctx); err != nil {
 			return fmt.Errorf("dashboard: push: %w", err)

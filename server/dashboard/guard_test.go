@@ -196,9 +196,8 @@ func TestSignOutWhileRedisIsDown(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	rev := revocations(t, rdb)
 	a, b := newSite(t, siteOptions{deps: rev}), newSite(t, siteOptions{deps: rev})
-	op, other := a.browser(), a.browser()
+	op := a.browser()
 	op.signIn()
-	other.signIn()
 	stolen := sessionCookies(t, op)
 	rs.Kill()
 	if p := op.postForm("/admin/logout", nil); p.status != http.StatusSeeOther {
@@ -211,13 +210,10 @@ func TestSignOutWhileRedisIsDown(t *testing.T) {
 		t.Fatalf("other server, Redis down: %d, want 200 (documented: it cannot know yet)", got)
 	}
 	rs.Restart(t)
-	// The next request on the first server that reaches Redis sends the sign-out.
+	// The first server sends the sign-out once Redis answers, by itself.
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	for replay(b, stolen) != http.StatusSeeOther {
-		if p := other.get("/admin"); p.status != http.StatusOK {
-			t.Fatalf("signed-in operator after Redis came back: %d", p.status)
-		}
 		select {
 		case <-ctx.Done():
 			t.Fatal("the sign-out made while Redis was down never reached the other server")

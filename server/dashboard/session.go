@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/jonboulle/clockwork"
 )
 
 // Sessions are signed cookies rather than rows in a store: every server of
@@ -20,7 +22,8 @@ import (
 // and records it in Redis until the session's own expiry, which every
 // server checks on every dashboard request. While Redis is down a server
 // cannot see sign-outs made on others, and accepts those sessions until it
-// answers again (a sign-out made meanwhile is sent once it does).
+// answers again (a sign-out made meanwhile is sent once it does: on the
+// next request that reaches Redis, or within two seconds).
 //
 // The sign-in form's CSRF token is the server's too: an HMAC of a random
 // pre-session cookie and a short expiry, so no one can choose the pair.
@@ -158,6 +161,32 @@ func (s *sessions) revoke(ctx context.Context, sess session) error {
 		return err
 	}
 	return nil
+}
+
+// resendUnsentEvery is how often sign-outs Redis missed are tried again.
+const resendUnsentEvery = 2 * time.Second
+
+// resendUnsent tries the sign-outs Redis missed again until ctx ends, so
+// they reach the other servers even if no one uses this server's dashboard.
+func (s *sessions) resendUnsent(ctx context.Context, clock clockwork.Clock) {
+	if s.remote == nil {
+		return
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-clock.After(resendUnsentEvery):
+		}
+		s.mu.Lock()
+		n := len(s.unsent)
+		s.mu.Unlock()
+		if n > 0 {
+			rctx, cancel := context.WithTimeout(ctx, remoteTimeout)
+			s.sendUnsent(rctx)
+			cancel()
+		}
+	}
 }
 
 // sendUnsent records the sign-outs Redis missed while it was down.
