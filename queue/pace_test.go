@@ -3,9 +3,12 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/redistest"
@@ -39,6 +42,8 @@ func newPaceRig(t *testing.T, servers, waiters int, s queue.Settings) *paceRig {
 	for i := 0; i < waiters; i++ {
 		f.enter(t, "sale", fmt.Sprintf("v:%04d", i))
 	}
+	rdb := redistest.Shared(t).Client(t)
+	listening := psubscribers(t, rdb)
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &paceRig{t: t, f: f, ctx: ctx, servers: servers}
 	var wg sync.WaitGroup
@@ -63,9 +68,34 @@ func newPaceRig(t *testing.T, servers, waiters int, s queue.Settings) *paceRig {
 		}
 		wg.Go(func() { _ = adm.Run(ctx) })
 	}
+	// The loops hear of changes through Redis: wait until every server
+	// listens, or the first change could go by unheard.
+	deadline := time.Now().Add(10 * time.Second)
+	for psubscribers(t, rdb) < listening+servers {
+		if time.Now().After(deadline) {
+			t.Fatal("the admission loops never subscribed to settings changes")
+		}
+		time.Sleep(10 * time.Millisecond) // nothing to await: Redis is asked again
+	}
 	r.settle()
 	r.change(func(x *queue.Settings) { *x = s })
 	return r
+}
+
+// psubscribers counts Redis's clients with a pattern subscription.
+func psubscribers(t *testing.T, rdb *redis.Client) int {
+	t.Helper()
+	list, err := rdb.ClientList(context.Background()).Result()
+	if err != nil {
+		t.Skipf("needs CLIENT LIST (a real redis-server) to know the loops listen: %v", err)
+	}
+	n := 0
+	for _, c := range strings.Split(list, "\n") {
+		if strings.Contains(c, " psub=") && !strings.Contains(c, " psub=0 ") {
+			n++
+		}
+	}
+	return n
 }
 
 // settle waits until every server's list loop and room loop wait on the clock.
