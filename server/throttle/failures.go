@@ -44,7 +44,8 @@ func (l Limit) blockedFor(reset time.Duration) time.Duration {
 type Options struct {
 	PerClient Limit // default 10 a minute
 	Overall   Limit // default 100 a minute
-	// Prefix namespaces the Redis keys (default "wr:").
+	// Prefix namespaces the Redis keys (default "wr:"); redis_rate puts
+	// its own "rate:" before it: rate:wr:throttle:<name>:<client or *>.
 	Prefix string
 	// LocalKeys bounds the local table of clients (default 10000).
 	LocalKeys int
@@ -139,7 +140,7 @@ func (f *Failures) redisKey(key string) string { return f.o.Prefix + "throttle:"
 // survives a Redis outage.
 func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) (time.Duration, bool) {
 	now := f.o.Now()
-	if w, _ := f.local.check(key, l, 0, now); w > 0 {
+	if w := f.local.peek(key, l, now); w > 0 {
 		return w, false
 	}
 	if f.rl == nil || !f.redisUp() {
@@ -251,6 +252,12 @@ func (t *local) check(key string, l Limit, cost int, now time.Time) (time.Durati
 		return tat
 	})
 	return max(l.blockedFor(tat.Sub(now)), 0), added || cost == 0
+}
+
+// peek says how long key is blocked by what this server knows of it.
+func (t *local) peek(key string, l Limit, now time.Time) time.Duration {
+	tat := t.update(key, now, false, func(tat time.Time) time.Time { return tat })
+	return max(l.blockedFor(tat.Sub(now)), 0)
 }
 
 // refund takes one failure off key's count.
