@@ -71,22 +71,26 @@ func TestAdminStringsCoverTheFields(t *testing.T) {
 	}
 }
 
-// The state word says what admission does: at capacity nobody gets in
-// until a slot frees, so it does not say "Admitting" (as in
-// web/admin_format.test.ts).
+// The state word says what admission does: in degraded mode this server
+// admits nobody, and at capacity nobody gets in until a slot frees, so
+// neither says "Admitting" (as in web/admin_format.test.ts).
 func TestAdminStateIsTrueToAdmission(t *testing.T) {
+	yes, no := true, false
 	for _, c := range []struct {
 		paused, closed   bool
+		degraded         *bool
 		active, capacity int64
 		key              string
 	}{
-		{false, false, 3, 10, "admin.state.running"},
-		{false, false, 10, 10, "admin.state.full"},
-		{false, false, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
-		{true, false, 10, 10, "admin.state.paused"},
-		{false, true, 0, 10, "admin.state.closed"},
+		{false, false, &no, 3, 10, "admin.state.running"},
+		{false, false, nil, 3, 10, "admin.state.running"},
+		{false, false, &no, 10, 10, "admin.state.full"},
+		{false, false, &no, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
+		{false, false, &yes, 3, 10, "admin.state.held"},
+		{true, false, &yes, 10, 10, "admin.state.paused"},
+		{false, true, &no, 0, 10, "admin.state.closed"},
 	} {
-		if got := adminState(English, c.paused, c.closed, c.active, c.capacity); got != T(English, c.key) {
+		if got := adminState(English, c.paused, c.closed, AdminHealth{Degraded: c.degraded}, c.active, c.capacity); got != T(English, c.key) {
 			t.Errorf("%+v: %q, want %q", c, got, T(English, c.key))
 		}
 	}

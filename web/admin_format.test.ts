@@ -45,15 +45,23 @@ test("fill and active", () => {
 
 // The same table as TestAdminStateIsTrueToAdmission in templates/admin_props_test.go.
 test("state: at capacity it does not claim to be admitting", () => {
-  const S = { "admin.state.running": "Admitting", "admin.state.full": "Full", "admin.state.paused": "Paused", "admin.state.closed": "Closed" };
-  const cases: [boolean, boolean, number, number, string][] = [
-    [false, false, 3, 10, "Admitting"],
-    [false, false, 10, 10, "Full"],
-    [false, false, 12, 10, "Full"],
-    [true, false, 10, 10, "Paused"],
-    [false, true, 0, 10, "Closed"],
+  const S = {
+    "admin.state.running": "Admitting",
+    "admin.state.full": "Full",
+    "admin.state.held": "Held",
+    "admin.state.paused": "Paused",
+    "admin.state.closed": "Closed",
+  };
+  const cases: [boolean, boolean, boolean | null, number, number, string][] = [
+    [false, false, false, 3, 10, "Admitting"],
+    [false, false, null, 3, 10, "Admitting"],
+    [false, false, false, 10, 10, "Full"],
+    [false, false, false, 12, 10, "Full"],
+    [false, false, true, 3, 10, "Held"],
+    [true, false, true, 10, 10, "Paused"],
+    [false, true, false, 0, 10, "Closed"],
   ];
-  for (const [paused, closed, active, capacity, want] of cases) {
-    assert.equal(stateText(paused, closed, active, capacity, S), want);
+  for (const [paused, closed, degraded, active, capacity, want] of cases) {
+    assert.equal(stateText(paused, closed, degraded, active, capacity, S), want);
   }
 });
