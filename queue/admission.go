@@ -23,6 +23,7 @@ type Admitter struct {
 	mu           sync.Mutex
 	epoch        string    // Redis's data epoch as last seen
 	lastDegraded time.Time // when this server was last seen degraded
+	wakes        map[string]chan struct{}
 	// OnTick, when set, hears every tick's result (metrics, push).
 	OnTick func(room string, s Settings, r TickResult)
 }
@@ -38,6 +39,15 @@ func (a *Admitter) Run(ctx context.Context) error {
 			cancel()
 		}
 	}()
+	// A settings change made on any server wakes the room's loop, so a new
+	// pace applies within one tick of the new interval rather than after a
+	// sleep of the old one.
+	go func() {
+		err := a.line.store.Listen(ctx, func(string, []string) {}, a.wake)
+		if err != nil && ctx.Err() == nil {
+			a.line.log.Warn("admission: listen for settings changes", "err", err)
+		}
+	}()
 	for {
 		a.checkEpoch(ctx)
 		rooms, err := a.line.store.ListRooms(ctx)
@@ -48,7 +58,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 				if _, ok := running[room]; !ok {
 					rctx, cancel := context.WithCancel(ctx)
 					running[room] = cancel
-					go a.runRoom(rctx, room)
+					go a.runRoom(rctx, room, a.wakeup(room))
 				}
 			}
 			for room, cancel := range running {
@@ -56,6 +66,9 @@ func (a *Admitter) Run(ctx context.Context) error {
 					cancel()
 					delete(running, room)
 					a.line.forget(room)
+					a.mu.Lock()
+					delete(a.wakes, room)
+					a.mu.Unlock()
 				}
 			}
 		} else if ctx.Err() == nil {
@@ -69,9 +82,39 @@ func (a *Admitter) Run(ctx context.Context) error {
 	}
 }
 
+// wakeup returns the channel that wakes room's loop, made once per room.
+func (a *Admitter) wakeup(room string) chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.wakes == nil {
+		a.wakes = map[string]chan struct{}{}
+	}
+	ch, ok := a.wakes[room]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		a.wakes[room] = ch
+	}
+	return ch
+}
+
+// wake tells room's loop that its settings changed; it never blocks.
+func (a *Admitter) wake(room string) {
+	a.mu.Lock()
+	ch := a.wakes[room]
+	a.mu.Unlock()
+	if ch == nil {
+		return
+	}
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
 // runRoom ticks one room at its configured pace. Settings are re-read every
-// tick, so a change of pace, capacity or pause applies within one tick.
-func (a *Admitter) runRoom(ctx context.Context, room string) {
+// tick, and a change wakes the loop at once; ticking early is safe because
+// the per-tick budget in Redis holds whoever ticks and when.
+func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{}) {
 	failing := false
 	for {
 		interval := 200 * time.Millisecond
@@ -108,10 +151,14 @@ func (a *Admitter) runRoom(ctx context.Context, room string) {
 				}
 			}
 		}
+		t := a.line.clock.NewTimer(interval)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
-		case <-a.line.clock.After(interval):
+		case <-wake:
+			t.Stop()
+		case <-t.Chan():
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Activation modes of a room.
@@ -274,24 +275,58 @@ func (s *Settings) Validate() error {
 	return nil
 }
 
+// maxURLLen bounds the URLs a room stores and pages carry.
+const maxURLLen = 2048
+
+// validateTargetURL accepts what a browser is sent to or loads from the
+// room's pages (target_url, logo_url): an absolute http(s) URL with a host
+// and no user info, or a path on this site. A path is one "/" and no "\"
+// anywhere: browsers read "\" as "/" in http(s) URLs, so "/\evil.example"
+// would be "//evil.example", another site, carrying wr_token off. Control
+// characters and spaces are refused too, since browsers strip or drop them
+// before parsing (" //evil" is "//evil"). Percent-escapes stay escaped in a
+// browser ("/%5Cevil" is a path here), so they are allowed.
 func validateTargetURL(raw string) error {
-	if raw == "" {
+	return validateURL(raw, true)
+}
+
+// validateURL is validateTargetURL for browsers (paths allowed, user info
+// refused), or for a server-side base URL such as prometheus_url (absolute
+// only; user info is its basic auth).
+func validateURL(raw string, browser bool) error {
+	switch {
+	case raw == "":
 		return fmt.Errorf("is required")
+	case len(raw) > maxURLLen:
+		return fmt.Errorf("must be at most %d characters", maxURLLen)
+	case strings.ContainsFunc(raw, func(r rune) bool {
+		return r <= ' ' || r == 0x7f || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r)
+	}):
+		return fmt.Errorf("must not contain spaces, control characters or backslashes")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("is not a URL")
 	}
-	if u.IsAbs() {
+	if u.Scheme != "" {
 		if u.Scheme != "http" && u.Scheme != "https" {
 			return fmt.Errorf("must be http or https")
 		}
+		if u.Host == "" || u.Opaque != "" || strings.HasPrefix(u.Host, ":") {
+			return fmt.Errorf("must have a host")
+		}
+		if browser && u.User != nil {
+			return fmt.Errorf("must not carry user info")
+		}
 		return nil
 	}
-	if len(raw) > 0 && raw[0] == '/' && (len(raw) == 1 || raw[1] != '/') {
+	if browser && raw[0] == '/' && (len(raw) == 1 || raw[1] != '/') {
 		return nil
 	}
-	return fmt.Errorf("must be an absolute http(s) URL or a path starting with /")
+	if !browser {
+		return fmt.Errorf("must be an absolute http(s) URL")
+	}
+	return fmt.Errorf("must be an absolute http(s) URL or a path starting with a single /")
 }
 
 // validateOrigin accepts an origin exactly as a browser serializes it
@@ -370,7 +405,7 @@ func (s *Settings) validateAdaptive() error {
 	switch {
 	case a.Signal != SignalPrometheus && a.Signal != SignalGateInflight && a.Signal != SignalGateLatency:
 		return bad("signal", "must be prometheus, gate_inflight or gate_latency")
-	case a.Signal == SignalPrometheus && validateTargetURL(a.PrometheusURL) != nil:
+	case a.Signal == SignalPrometheus && validateURL(a.PrometheusURL, false) != nil:
 		return bad("prometheus_url", "must be the Prometheus HTTP API base URL")
 	case a.Signal == SignalPrometheus && a.Query == "":
 		return bad("query", "is required with signal prometheus")

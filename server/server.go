@@ -15,6 +15,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/push"
+	"github.com/waitroom/waitroom/server/throttle"
 	"github.com/waitroom/waitroom/static"
 )
 
@@ -42,6 +43,10 @@ type Config struct {
 	// Limits bound what one client can hold open; zero values are no limit
 	// (cmd/waitroom's flags give the production defaults).
 	Limits Limits
+	// AdminFailures counts wrong admin tokens, shared with the dashboard's
+	// sign-in and across servers (throttle.New on Redis); nil counts on
+	// this server only.
+	AdminFailures failureCounter
 }
 
 // Server routes requests to handlers.
@@ -103,7 +108,10 @@ func New(line *queue.Line, cfg Config) *Server {
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
 
-	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken))
+	if cfg.AdminFailures == nil {
+		cfg.AdminFailures = throttle.New(nil, "admin", throttle.Options{Logger: cfg.Logger})
+	}
+	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger))
 	admin.GET("/rooms", handleListRooms(line))
 	admin.GET("/rooms/:room", handleGetRoom(line))
 	admin.PUT("/rooms/:room", handlePutRoom(line))

@@ -299,12 +299,20 @@ func adminActive(lang Lang, active, capacity int64) string {
 	return FormatNumber(lang, active) + " / " + FormatNumber(lang, capacity)
 }
 
-func adminState(lang Lang, paused, closed bool) string {
+// adminState is the room's state word, true to what admission does: in
+// degraded mode this server's admission loop admits nobody, and at
+// capacity nobody is admitted until a slot frees, so neither says
+// "Admitting".
+func adminState(lang Lang, paused, closed bool, h AdminHealth, active, capacity int64) string {
 	switch {
 	case closed:
 		return T(lang, "admin.state.closed")
 	case paused:
 		return T(lang, "admin.state.paused")
+	case h.Degraded != nil && *h.Degraded:
+		return T(lang, "admin.state.held")
+	case capacity > 0 && active >= capacity:
+		return T(lang, "admin.state.full")
 	}
 	return T(lang, "admin.state.running")
 }

@@ -70,3 +70,28 @@ func TestAdminStringsCoverTheFields(t *testing.T) {
 		}
 	}
 }
+
+// The state word says what admission does: in degraded mode this server
+// admits nobody, and at capacity nobody gets in until a slot frees, so
+// neither says "Admitting" (as in web/admin_format.test.ts).
+func TestAdminStateIsTrueToAdmission(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		paused, closed   bool
+		degraded         *bool
+		active, capacity int64
+		key              string
+	}{
+		{false, false, &no, 3, 10, "admin.state.running"},
+		{false, false, nil, 3, 10, "admin.state.running"},
+		{false, false, &no, 10, 10, "admin.state.full"},
+		{false, false, &no, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
+		{false, false, &yes, 3, 10, "admin.state.held"},
+		{true, false, &yes, 10, 10, "admin.state.paused"},
+		{false, true, &no, 0, 10, "admin.state.closed"},
+	} {
+		if got := adminState(English, c.paused, c.closed, AdminHealth{Degraded: c.degraded}, c.active, c.capacity); got != T(English, c.key) {
+			t.Errorf("%+v: %q, want %q", c, got, T(English, c.key))
+		}
+	}
+}

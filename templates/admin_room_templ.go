@@ -643,9 +643,9 @@ func adminRoomStats(lang Lang, v AdminRoomView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var44 string
-		templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(lang, v.Paused, v.Closed))
+		templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(lang, v.Paused, v.Closed, v.Health, v.Point.Active, v.Capacity))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_room.templ`, Line: 93, Col: 70}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_room.templ`, Line: 93, Col: 108}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 		if templ_7745c5c3_Err != nil {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { fill, formatActive, formatRate, formatSeconds } from "./admin_format";
+import { fill, formatActive, formatRate, formatSeconds, stateText } from "./admin_format";
 
 const EN = { "admin.na": "n/a", "admin.unit.per_s": "{n}/s", "admin.unit.s": "{n} s", "admin.unit.min": "{n} min", "admin.unit.h": "{n} h" };
 const KO = { "admin.na": "해당 없음", "admin.unit.per_s": "초당 {n}", "admin.unit.s": "{n}초", "admin.unit.min": "{n}분", "admin.unit.h": "{n}시간" };
@@ -41,4 +41,27 @@ test("fill and active", () => {
   assert.equal(fill("{processed} processed, {rejected} rejected", { processed: "3", rejected: "0" }), "3 processed, 0 rejected");
   assert.equal(fill("{x} stays", {}), "{x} stays");
   assert.equal(formatActive(1234, 5000, "en"), "1,234 / 5,000");
+});
+
+// The same table as TestAdminStateIsTrueToAdmission in templates/admin_props_test.go.
+test("state: at capacity it does not claim to be admitting", () => {
+  const S = {
+    "admin.state.running": "Admitting",
+    "admin.state.full": "Full",
+    "admin.state.held": "Held",
+    "admin.state.paused": "Paused",
+    "admin.state.closed": "Closed",
+  };
+  const cases: [boolean, boolean, boolean | null, number, number, string][] = [
+    [false, false, false, 3, 10, "Admitting"],
+    [false, false, null, 3, 10, "Admitting"],
+    [false, false, false, 10, 10, "Full"],
+    [false, false, false, 12, 10, "Full"],
+    [false, false, true, 3, 10, "Held"],
+    [true, false, true, 10, 10, "Paused"],
+    [false, true, false, 0, 10, "Closed"],
+  ];
+  for (const [paused, closed, degraded, active, capacity, want] of cases) {
+    assert.equal(stateText(paused, closed, degraded, active, capacity, S), want);
+  }
 });

@@ -47,8 +47,18 @@ export function formatActive(active: number, capacity: number, lang: string): st
   return `${formatCount(active, lang)} / ${formatCount(capacity, lang)}`;
 }
 
-export function stateText(paused: boolean, closed: boolean, strings: Strings): string {
+/** stateText: the room's state word; degraded (this server admits nobody) or at capacity it does not claim to be admitting. */
+export function stateText(
+  paused: boolean,
+  closed: boolean,
+  degraded: boolean | null,
+  active: number,
+  capacity: number,
+  strings: Strings,
+): string {
   if (closed) return t(strings, "admin.state.closed");
   if (paused) return t(strings, "admin.state.paused");
+  if (degraded) return t(strings, "admin.state.held");
+  if (capacity > 0 && active >= capacity) return t(strings, "admin.state.full");
   return t(strings, "admin.state.running");
 }

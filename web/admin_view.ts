@@ -35,7 +35,7 @@ export class View {
     this.text("stat-wait-p95", formatSeconds(v.wait_p95_s, s, lang));
     this.text("stat-line", v.line_on === null ? t(s, "admin.na") : t(s, v.line_on ? "admin.line.on" : "admin.line.off"));
     this.text("stat-line-reason", v.line_reason_key ? t(s, v.line_reason_key) : v.line_reason);
-    this.text("stat-state", stateText(v.paused, v.closed, s));
+    this.text("stat-state", stateText(v.paused, v.closed, v.health.degraded, v.point.active, v.capacity, s));
     this.controls(v);
     this.health(v.health);
   }
@@ -118,7 +118,7 @@ export class View {
     const table = this.el("rooms");
     const body = table?.querySelector("tbody");
     if (table && body) {
-      const rows = o.rooms.map((r) => this.row(r));
+      const rows = o.rooms.map((r) => this.row(r, o.health.degraded));
       body.replaceChildren(...rows);
       table.hidden = o.rooms.length === 0;
     }
@@ -129,7 +129,7 @@ export class View {
     this.health(o.health);
   }
 
-  private row(r: RoomSummary): HTMLTableRowElement {
+  private row(r: RoomSummary, degraded: boolean | null): HTMLTableRowElement {
     const { strings: s, lang } = this;
     const tr = document.createElement("tr");
     tr.dataset.testid = "room-row";
@@ -147,7 +147,7 @@ export class View {
       ["waiting", formatCount(r.waiting, lang), true],
       ["active", formatActive(r.active, r.capacity, lang), true],
       ["admitted_per_s", formatRate(r.admitted_per_s, s, lang), true],
-      ["state", stateText(r.paused, r.closed, s), false],
+      ["state", stateText(r.paused, r.closed, degraded, r.active, r.capacity, s), false],
     ];
     for (const [field, text, num] of cells) {
       const td = document.createElement("td");

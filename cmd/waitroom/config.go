@@ -19,6 +19,7 @@ import (
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/metrics"
+	"github.com/waitroom/waitroom/server/throttle"
 )
 
 // config is everything waitroom reads at start, from flags and their
@@ -56,6 +57,10 @@ type config struct {
 	PushPerTicket int
 	PushPerIP     int
 	MaxConns      int
+	// Wrong admin tokens (API and dashboard sign-in) allowed per minute,
+	// per client address and from everyone together, before 429.
+	AdminFailuresPerIP int
+	AdminFailuresTotal int
 }
 
 // brokers splits --kafka-brokers.
@@ -93,6 +98,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token /metrics requires (optional)")
 	fs.StringVar(&c.MetricsAllow, "metrics-allow", "", "addresses or CIDRs allowed to scrape /metrics, comma-separated (default: loopback only, unless a token is set)")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "addresses or CIDRs of proxies whose X-Forwarded-For names the client, comma-separated (default: none; the peer address is the client)")
+	fs.IntVar(&c.AdminFailuresPerIP, "admin-failures-per-ip", throttle.DefaultPerClient.N, "wrong admin tokens a client address (IPv6: its /64) may send per minute before 429")
+	fs.IntVar(&c.AdminFailuresTotal, "admin-failures-total", throttle.DefaultOverall.N, "wrong admin tokens all clients together may send per minute before 429 for everyone not yet signed in")
 	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
 	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")
@@ -198,6 +205,12 @@ func (c *config) validate() error {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want 0 (no cap) or more", n.name, n.v))
 		}
+	}
+	if (throttle.Limit{N: c.AdminFailuresPerIP, Per: time.Minute}).Validate() != nil {
+		errs = append(errs, fmt.Errorf("--admin-failures-per-ip %d: want 1 to 1000000", c.AdminFailuresPerIP))
+	}
+	if (throttle.Limit{N: c.AdminFailuresTotal, Per: time.Minute}).Validate() != nil {
+		errs = append(errs, fmt.Errorf("--admin-failures-total %d: want 1 to 1000000", c.AdminFailuresTotal))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))

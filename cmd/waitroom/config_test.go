@@ -66,6 +66,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--push-per-ticket", "-1"}, env(), "--push-per-ticket"},
 		{nil, env("WAITROOM_PUSH_PER_IP", "-5"), "--push-per-ip"},
 		{[]string{"--max-conns", "-1"}, env(), "--max-conns"},
+		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
+		{nil, env("WAITROOM_ADMIN_FAILURES_TOTAL", "-5"), "--admin-failures-total"},
 	} {
 		_, err := parseConfig(tc.args, tc.env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

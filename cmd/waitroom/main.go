@@ -32,6 +32,7 @@ import (
 	"github.com/waitroom/waitroom/server/metrics"
 	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/server/shop"
+	"github.com/waitroom/waitroom/server/throttle"
 )
 
 func main() {
@@ -131,6 +132,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	rdb.AddHook(m.RedisHook())
 	allow, _ := metrics.ParseAllow(cfg.MetricsAllow) // checked with the config
 
+	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: "wr:", Logger: log,
+		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute},
+		Overall:   throttle.Limit{N: cfg.AdminFailuresTotal, Per: time.Minute}})
 	srv = server.New(line, server.Config{
 		AdminToken: cfg.AdminToken,
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
@@ -142,12 +146,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 
 		TrustedProxies: cfg.TrustedProxies,
 		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
+		AdminFailures:  adminFailures,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
 		Waits: waits,
 		Line:  line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger: log, Avail: avail, Outbox: ob,
+		Failures: adminFailures, Revocations: dashboard.NewRedisRevocations(rdb, "wr:"),
 		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			st, ok := ctl.State(room)
 			reason := st.Reason

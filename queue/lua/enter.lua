@@ -5,7 +5,7 @@
 -- KEYS[4] q         ZSET waiting tickets scored by seq
 -- KEYS[5] seen      ZSET waiting tickets scored by last sign of life (ms)
 -- KEYS[6] active    ZSET admitted tickets scored by expiry (ms)
--- KEYS[7] budget    HASH t = current tick, u = admissions used in it
+-- KEYS[7] budget    HASH s = start (ms) of the current tick, u = admissions used in it
 -- KEYS[8] stats     HASH counters and the measured rate
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
@@ -64,13 +64,14 @@ local rec = {i = identity, s = seq, st = 'waiting', e = now}
 local admit = (mode == 'open') or (mode == 'open_if_empty' and redis.call('ZCARD', KEYS[4]) == 0)
 if mode == 'line' and redis.call('ZCARD', KEYS[4]) == 0 then
   -- Fast track: only into an empty line, within capacity and this tick's budget.
-  local tick = math.floor(now / interval)
-  local b = redis.call('HMGET', KEYS[7], 't', 'u')
-  local bt, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
-  if tick > bt then bt, used = tick, 0 end
+  -- As in tick.lua: ticks compared by start time, so a change of pace holds.
+  local start = now - now % interval
+  local b = redis.call('HMGET', KEYS[7], 's', 'u')
+  local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
+  if start > bs then bs, used = start, 0 end
   local live = redis.call('ZCOUNT', KEYS[6], '(' .. now, '+inf')
   if used < size and live < capacity then
-    redis.call('HSET', KEYS[7], 't', bt, 'u', used + 1)
+    redis.call('HSET', KEYS[7], 's', bs, 'u', used + 1)
     admit = true
   end
 end

@@ -7,7 +7,7 @@
 -- KEYS[2] seen     ZSET waiting tickets scored by last sign of life (ms)
 -- KEYS[3] active   ZSET admitted tickets scored by expiry (ms)
 -- KEYS[4] tickets  HASH ticket id -> JSON record
--- KEYS[5] budget   HASH t = current tick, u = admissions used in it
+-- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
 -- KEYS[8] ended    ZSET ended tickets scored by end time (ms)
@@ -79,10 +79,13 @@ local abandoned = #gone
 
 local admitted, waits = {}, {}
 if not paused then
-  local tick = math.floor(now / interval)
-  local b = redis.call('HMGET', KEYS[5], 't', 'u')
-  local bt, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
-  if tick > bt then bt, used = tick, 0 end
+  -- Ticks are compared by their start time, not their number: numbers
+  -- counted in a shorter interval outrun any counted in a longer one, so a
+  -- change of pace would stop the line.
+  local start = now - now % interval
+  local b = redis.call('HMGET', KEYS[5], 's', 'u')
+  local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
+  if start > bs then bs, used = start, 0 end
   local n = math.min(size - used, capacity - redis.call('ZCARD', KEYS[3]))
   -- Ghosts at the head are dropped as they are popped, at most maxscan of
   -- them per tick: the line drains them over several ticks.
@@ -116,7 +119,7 @@ if not paused then
   finish(ghosts, 'abandoned')
   abandoned = abandoned + #ghosts
   if #admitted > 0 then
-    redis.call('HSET', KEYS[5], 't', bt, 'u', used + #admitted)
+    redis.call('HSET', KEYS[5], 's', bs, 'u', used + #admitted)
     redis.call('HINCRBY', KEYS[6], 'admitted_total', #admitted)
     redis.call('HINCRBY', KEYS[6], 'win_sum', #admitted)
     redis.call('ZADD', KEYS[7], now, now .. ':' .. #admitted .. ':' .. admitted[1])

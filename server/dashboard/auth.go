@@ -8,6 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/server/clientip"
+	"github.com/waitroom/waitroom/server/throttle"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -28,7 +30,7 @@ func (d *Dashboard) requireSessionAPI(next echo.HandlerFunc) echo.HandlerFunc {
 func (d *Dashboard) session(next echo.HandlerFunc, page bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if ck, err := c.Cookie(sessionCookie); err == nil {
-			if sess, ok := d.sessions.parse(ck.Value); ok {
+			if sess, ok := d.sessions.check(c.Request().Context(), ck.Value); ok {
 				c.Set(ctxSession, sess)
 				c.Response().Header().Set("Cache-Control", "no-store")
 				return next(c)
@@ -59,11 +61,12 @@ func (d *Dashboard) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// handleLoginPage: GET /admin/login. The form carries a token that must
-// match its cookie, so another site cannot sign a browser in.
+// handleLoginPage: GET /admin/login. The form carries a CSRF token the
+// server signed for its cookie, so another site can neither sign a
+// browser in nor make up a pair of its own.
 func (d *Dashboard) handleLoginPage(c echo.Context) error {
 	if ck, err := c.Cookie(sessionCookie); err == nil {
-		if _, ok := d.sessions.parse(ck.Value); ok {
+		if _, ok := d.sessions.check(c.Request().Context(), ck.Value); ok {
 			return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
 		}
 	}
@@ -71,8 +74,8 @@ func (d *Dashboard) handleLoginPage(c echo.Context) error {
 }
 
 func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
-	tok := randomToken()
-	c.SetCookie(d.cookie(loginCookie, tok, 3600))
+	nonce, tok := d.sessions.loginForm()
+	c.SetCookie(d.cookie(loginCookie, nonce, int(loginTTL.Seconds())))
 	next := c.QueryParam("next")
 	if next == "" {
 		next = c.FormValue("next")
@@ -83,16 +86,31 @@ func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
 }
 
 // handleLogin: POST /admin/login with the admin token starts a session.
+// The sign-in form's CSRF is checked first (a made-up form is no attempt);
+// then the attempt is counted before the token is looked at, and taken
+// back when it was right: a client (or everyone together) with too many
+// wrong tokens is answered 429 without a look at its token.
 func (d *Dashboard) handleLogin(c echo.Context) error {
 	ck, err := c.Cookie(loginCookie)
-	if err != nil || ck.Value == "" || subtle.ConstantTimeCompare([]byte(ck.Value), []byte(c.FormValue("csrf_token"))) != 1 {
+	if err != nil || !d.sessions.checkLogin(ck.Value, c.FormValue("csrf_token")) {
 		return d.loginPage(c, http.StatusForbidden, "admin.login.expired")
+	}
+	ctx := c.Request().Context()
+	client := clientip.Bucket(c.RealIP())
+	if wait, ok := d.d.Failures.Attempt(ctx, client); !ok {
+		c.Response().Header().Set("Retry-After", throttle.RetryAfter(wait))
+		if wantsJSON(c) {
+			return c.JSON(http.StatusTooManyRequests, map[string]apiError{"error": {Code: "rate_limited",
+				Message: "too many wrong admin tokens; retry after Retry-After seconds"}})
+		}
+		return d.loginPage(c, http.StatusTooManyRequests, "admin.login.throttled")
 	}
 	want := []byte(d.d.AdminToken)
 	if len(want) == 0 || subtle.ConstantTimeCompare([]byte(c.FormValue("token")), want) != 1 {
 		d.log.Warn("dashboard: failed sign-in", "remote", c.RealIP())
 		return d.loginPage(c, http.StatusUnauthorized, "admin.login.wrong")
 	}
+	d.d.Failures.Succeeded(ctx, client)
 	sess, value := d.sessions.issue()
 	c.SetCookie(d.cookie(sessionCookie, value, int(d.d.SessionTTL.Seconds())))
 	c.SetCookie(d.cookie(loginCookie, "", -1))
@@ -100,10 +118,14 @@ func (d *Dashboard) handleLogin(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("next")))
 }
 
-// handleLogout: POST /admin/logout ends the session.
+// handleLogout: POST /admin/logout ends the session on every server.
 func (d *Dashboard) handleLogout(c echo.Context) error {
 	sess, _ := c.Get(ctxSession).(session)
-	d.sessions.revoke(sess)
+	if err := d.sessions.revoke(c.Request().Context(), sess); err != nil {
+		d.log.Warn("dashboard: signed out on this server only until Redis answers", "remote", c.RealIP(), "err", err)
+	} else {
+		d.log.Info("dashboard: signed out", "remote", c.RealIP())
+	}
 	c.SetCookie(d.cookie(sessionCookie, "", -1))
 	return c.Redirect(http.StatusSeeOther, "/admin/login")
 }

@@ -54,7 +54,7 @@ func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFu
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: apply controls: %w", err))
 		}
-		d.log.Info("dashboard: controls applied", "room", room, "paused", s.Paused, "batch_size", s.BatchSize,
+		d.log.Info("dashboard: controls applied", "remote", c.RealIP(), "room", room, "paused", s.Paused, "batch_size", s.BatchSize,
 			"batch_interval_ms", s.BatchIntervalMS, "capacity", s.Capacity, "activation", s.Activation)
 		d.changed(ctx, room)
 		if wantsJSON(c) {
@@ -131,7 +131,7 @@ func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.Hand
 		}
 		avail.Force(on)
 		shared := store.SetDrill(c.Request().Context(), on) == nil
-		d.log.Warn("dashboard: degraded-mode drill set", "mode", c.FormValue("mode"), "all_servers", shared)
+		d.log.Warn("dashboard: degraded-mode drill set", "remote", c.RealIP(), "mode", c.FormValue("mode"), "all_servers", shared)
 		d.hub.NotifyAll()
 		if wantsJSON(c) {
 			return c.JSON(http.StatusOK, struct {

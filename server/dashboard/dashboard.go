@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/server/push"
+	"github.com/waitroom/waitroom/server/throttle"
 )
 
 // Deps is what the dashboard is built from. Line and AdminToken are
@@ -38,6 +39,13 @@ type Deps struct {
 	RateWindow  time.Duration   // per-second rates are averaged over this (default 10s)
 	PushEvery   time.Duration   // least time between two pushes to a dashboard (default 1s)
 	SessionTTL  time.Duration   // how long a sign-in lasts (default 12h)
+
+	// Failures throttles wrong admin tokens at sign-in, shared with the
+	// admin API and across servers; nil counts on this server only.
+	Failures FailureCounter
+	// Revocations records sign-outs for every server; nil keeps a sign-out
+	// on the server that handled it.
+	Revocations Revocations
 }
 
 // Dashboard serves /admin.
@@ -69,8 +77,11 @@ func New(deps Deps) *Dashboard {
 	if deps.SessionTTL <= 0 {
 		deps.SessionTTL = 12 * time.Hour
 	}
+	if deps.Failures == nil {
+		deps.Failures = throttle.New(nil, "admin", throttle.Options{Logger: deps.Logger})
+	}
 	d := &Dashboard{d: deps, log: deps.Logger}
-	d.sessions = newSessions(deps.AdminToken, deps.SessionTTL, deps.Clock.Now)
+	d.sessions = newSessions(deps.AdminToken, deps.SessionTTL, deps.Clock.Now, deps.Revocations)
 	d.sampler = newSampler(samplerConfig{
 		src: deps.Line.Store(), outbox: deps.Outbox, clock: deps.Clock, log: deps.Logger,
 		every: deps.SampleEvery, keep: chartSpan, window: deps.RateWindow,
@@ -95,6 +106,7 @@ const chartSpan = 15 * time.Minute
 func (d *Dashboard) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return d.sampler.run(ctx) })
+	g.Go(func() error { d.sessions.resendUnsent(ctx, d.d.Clock); return nil })
 	g.Go(func() error {
 		if err := d.hub.Run(ctx); err != nil {
 			return fmt.Errorf("dashboard: push: %w", err)

@@ -60,3 +60,17 @@ type WaitStatsFunc func(room string) (p50, p95 time.Duration, ok bool)
 func (f WaitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration, bool) {
 	return f(room)
 }
+
+// FailureCounter counts wrong admin tokens per client and overall
+// (*throttle.Failures, shared with the admin API and across servers).
+type FailureCounter interface {
+	Attempt(ctx context.Context, client string) (time.Duration, bool)
+	Succeeded(ctx context.Context, client string)
+}
+
+// Revocations is where a signed-out session is recorded for every server
+// (RedisRevocations), until the session's own expiry.
+type Revocations interface {
+	Revoke(ctx context.Context, id string, until time.Time) error
+	Revoked(ctx context.Context, id string) (bool, error)
+}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -21,6 +22,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/static"
 )
@@ -64,6 +66,9 @@ func newSite(t *testing.T, o siteOptions) *site {
 	avail := queue.NewAvailability(nil, logger)
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	// As behind --trusted-proxies 127.0.0.1: a test names its client in
+	// X-Forwarded-For (without it, the client is the loopback peer).
+	e.IPExtractor = clientip.Extractor([]netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")})
 	e.Use(middleware.Recover())
 	api := e.Group("/admin/api", func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {

@@ -92,7 +92,7 @@ func (d *Dashboard) failErr(c echo.Context, err error) error {
 	case errors.Is(err, context.Canceled):
 		return nil // the client went away
 	}
-	d.log.Warn("dashboard: request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
+	d.log.Warn("dashboard: request failed", "remote", c.RealIP(), "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 	return d.fail(c, http.StatusInternalServerError, apiError{Code: "internal", Message: "internal error"}, "")
 }
 

@@ -47,7 +47,7 @@ func handleDelete(d *Dashboard, rooms roomReader, del roomDeleter) echo.HandlerF
 		if err := del.DeleteRoom(ctx, room); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: delete room: %w", err))
 		}
-		d.log.Info("dashboard: room deleted", "room", room)
+		d.log.Info("dashboard: room deleted", "remote", c.RealIP(), "room", room)
 		d.changed(ctx, room)
 		if wantsJSON(c) {
 			return c.NoContent(http.StatusNoContent)

@@ -79,7 +79,7 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: create room: %w", err))
 		}
-		d.log.Info("dashboard: room created", "room", room)
+		d.log.Info("dashboard: room created", "remote", c.RealIP(), "room", room)
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, ""))
 	}
@@ -128,7 +128,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: save room: %w", err))
 		}
-		d.log.Info("dashboard: room saved", "room", room)
+		d.log.Info("dashboard: room saved", "remote", c.RealIP(), "room", room)
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, "?saved=1"))
 	}

@@ -1,0 +1,123 @@
+package server_test
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/throttle"
+)
+
+// lockedBuffer is a log sink tests read while the server writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// adminEnv is a server whose wrong admin tokens are counted in the shared
+// Redis, behind trusted proxies (or none).
+func adminEnv(t *testing.T, trusted []netip.Prefix, perIP, overall int) (*env, *lockedBuffer) {
+	t.Helper()
+	rdb := redistest.Shared(t).Client(t)
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &lockedBuffer{}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{Logger: log})
+	fails := throttle.New(rdb, "admin", throttle.Options{Prefix: redistest.Prefix(t), Logger: log,
+		PerClient: throttle.Limit{N: perIP, Per: time.Minute}, Overall: throttle.Limit{N: overall, Per: time.Minute}})
+	srv := server.New(line, server.Config{AdminToken: adminToken, Logger: log, TrustedProxies: trusted, AdminFailures: fails})
+	ts := httptest.NewServer(srv)
+	t.Cleanup(ts.Close)
+	return &env{t: t, srv: srv, url: ts.URL, line: line}, logs
+}
+
+func (e *env) adminFrom(ip, tok string) resp {
+	return e.do(nil, "GET", "/admin/api/rooms", "", "Authorization", "Bearer "+tok, "X-Forwarded-For", ip)
+}
+
+// TestAdminAPIThrottlesWrongTokens: N wrong tokens from a client, then 429
+// with Retry-After and the JSON error even for the right token; other
+// clients with the right token are not slowed nor counted; the overall
+// count stops a spread-out guess.
+func TestAdminAPIThrottlesWrongTokens(t *testing.T) {
+	e, logs := adminEnv(t, []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, 3, 6)
+	for i := 0; i < 3; i++ {
+		wantError(t, e.adminFrom("203.0.113.5", "wrong"), http.StatusUnauthorized, "unauthorized")
+	}
+	r := e.adminFrom("203.0.113.5", "wrong")
+	wantError(t, r, http.StatusTooManyRequests, "rate_limited")
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("429 without Retry-After: %q", ra)
+	}
+	wantError(t, e.adminFrom("203.0.113.5", adminToken), http.StatusTooManyRequests, "rate_limited")
+	for i := 0; i < 10; i++ {
+		if r := e.adminFrom("198.51.100.7", adminToken); r.status != http.StatusOK {
+			t.Fatalf("right token from another client, request %d: %d %s", i+1, r.status, r.raw)
+		}
+	}
+	// The log names the client the trusted proxy forwarded.
+	if !strings.Contains(logs.String(), "remote=203.0.113.5") {
+		t.Fatalf("failure log without the forwarded client:\n%s", logs.String())
+	}
+	for _, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+		wantError(t, e.adminFrom(ip, "wrong"), http.StatusUnauthorized, "unauthorized")
+	}
+	wantError(t, e.adminFrom("192.0.2.99", adminToken), http.StatusTooManyRequests, "rate_limited")
+}
+
+// TestAdminAPIThrottleIgnoresForgedForwarding: without trusted proxies a
+// client cannot get a fresh count by sending X-Forwarded-For, and the log
+// records its real address.
+func TestAdminAPIThrottleIgnoresForgedForwarding(t *testing.T) {
+	e, logs := adminEnv(t, nil, 3, 100)
+	for i, ip := range []string{"192.0.2.1", "192.0.2.2", "192.0.2.3"} {
+		if r := e.adminFrom(ip, "wrong"); r.status != http.StatusUnauthorized {
+			t.Fatalf("wrong token %d: %d", i+1, r.status)
+		}
+	}
+	wantError(t, e.adminFrom("192.0.2.4", "wrong"), http.StatusTooManyRequests, "rate_limited")
+	if out := logs.String(); strings.Contains(out, "192.0.2.") || !strings.Contains(out, "remote=127.0.0.1") {
+		t.Fatalf("failure log trusted a forged X-Forwarded-For:\n%s", out)
+	}
+}
+
+// TestTargetURLBypassesAreRefused: the admin API refuses a target_url or
+// logo_url a browser would read as another site (wr_token would go there).
+func TestTargetURLBypassesAreRefused(t *testing.T) {
+	e := newEnv(t)
+	for _, raw := range []string{`/\\evil.example`, `/\\\\evil`, `\\\\evil`, `//evil.example`, `/\\t/evil`, `https://shop.example\\@evil`, `https:evil.example`} {
+		for _, field := range []string{"target_url", "logo_url"} {
+			r := e.admin("PUT", "/admin/api/rooms/sale", `{"`+field+`": "`+raw+`"}`)
+			wantError(t, r, http.StatusBadRequest, "invalid")
+			if r.body["error"].(map[string]any)["field"] != field {
+				t.Errorf("%s %s: %s", field, raw, r.raw)
+			}
+		}
+	}
+	e.putRoom("sale", `{"target_url": "/%5Cevil.example"}`) // stays a path on this site
+}
