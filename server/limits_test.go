@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -88,10 +90,12 @@ func (r *rawHTTP) answer() (status int, retryAfter, code string) {
 	return res.StatusCode, res.Header.Get("Retry-After"), body.Error.Code
 }
 
-// closed reports whether the server has closed the connection (EOF).
+// closed reports whether the server has closed the connection: EOF, or a
+// reset when the client was still writing as the server closed. A read that
+// times out, or a byte, means the connection is still open.
 func (r *rawHTTP) closed() bool {
 	_, err := r.br.ReadByte()
-	return err == io.EOF
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 func TestSlowOrMissingBodyIsCutOff(t *testing.T) {
