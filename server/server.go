@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/clientip"
+	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/static"
 )
@@ -91,6 +92,13 @@ func New(line *queue.Line, cfg Config) *Server {
 	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, s.hub, true))
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
+	if fa, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {
+		h := handleForwardAuth(line, fa)
+		api.Any("/rooms/:room/forward-auth", h)
+		api.Any("/rooms/:room/forward-auth/*", h) // Envoy ext_authz appends the visitor's path
+	} else {
+		cfg.Logger.Warn("no forward auth", "err", err)
+	}
 
 	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken))
 	admin.GET("/rooms", handleListRooms(line))
