@@ -85,6 +85,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")
+	api.GET("/openapi.yaml", handleOpenAPI)
 	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
@@ -96,7 +97,7 @@ func New(line *queue.Line, cfg Config) *Server {
 		h := handleForwardAuth(line, fa)
 		api.Any("/rooms/:room/forward-auth", h)
 		api.Any("/rooms/:room/forward-auth/*", h) // Envoy ext_authz appends the visitor's path
-	} else {
+	} else if line.Keys().Issuer != "" {
 		cfg.Logger.Warn("no forward auth", "err", err)
 	}
 

@@ -11,7 +11,7 @@ import (
 // one origin they must reach waitroom, never the upstream: the waiting
 // page behind the gate would never let anyone in.
 var WaitroomPaths = []string{
-	"/api/rooms/*", "/api/tokens/*", "/api/intents/*",
+	"/api/rooms/*", "/api/tokens/*", "/api/intents/*", "/api/openapi.yaml",
 	"/rooms/*", "/embed/*", "/admin", "/admin/*", "/static/*",
 	"/.well-known/jwks.json", "/healthz", "/readyz",
 }
