@@ -153,8 +153,10 @@ func (w *teeWriter) status() int {
 // drift records what the check reports, to show that it reports.
 type drift struct{ errs []string }
 
-func (d *drift) Helper()                          {}
-func (d *drift) Errorf(format string, args ...any) { d.errs = append(d.errs, fmt.Sprintf(format, args...)) }
+func (d *drift) Helper() {}
+func (d *drift) Errorf(format string, args ...any) {
+	d.errs = append(d.errs, fmt.Sprintf(format, args...))
+}
 func (d *drift) Fatalf(format string, args ...any) { panic(fmt.Sprintf(format, args...)) }
 
 // TestOpenAPICatchesDrift: answers that stray from docs/openapi.yaml are
