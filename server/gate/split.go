@@ -13,7 +13,7 @@ import (
 var WaitroomPaths = []string{
 	"/api/rooms/*", "/api/tokens/*", "/api/intents/*", "/api/openapi.yaml",
 	"/rooms/*", "/embed/*", "/admin", "/admin/*", "/static/*",
-	"/.well-known/jwks.json", "/healthz", "/readyz",
+	"/.well-known/jwks.json", "/healthz", "/readyz", "/livez", "/metrics",
 }
 
 // Split sends requests for waitroomPaths (WaitroomPaths when nil) to
