@@ -26,12 +26,19 @@ func Need(t testing.TB, program, hint string) string {
 	if err == nil {
 		return p
 	}
-	msg := "this test needs " + program + " (" + hint + ")"
+	Missing(t, program+" ("+hint+")")
+	return ""
+}
+
+// Missing skips the test for want (what to install), or fails it under
+// WAITROOM_REQUIRE_TOOLS=1.
+func Missing(t testing.TB, want string) {
+	t.Helper()
+	msg := "this test needs " + want
 	if os.Getenv(RequireEnv) == "1" {
 		t.Fatal(msg + "; " + RequireEnv + "=1 makes that a failure")
 	}
 	t.Skip(msg + "; set " + RequireEnv + "=1 to fail instead of skipping")
-	return ""
 }
 
 // FreeAddr returns a loopback host:port nobody listens on now. Another
