@@ -13,15 +13,19 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN VERSION=${VERSION} scripts/release.sh build /out/waitroom \
- && mkdir -p /out/data
+ && mkdir -p /out/data /out/tmp
 
 # A static wget for the health check: the runtime image has no shell.
 FROM busybox:1.37.0-musl AS probe
 
-FROM gcr.io/distroless/static-debian12:nonroot
+# Nothing but the binary, CA certificates (rediss://, TLS to Kafka), the
+# probe and /data owned by the unprivileged user.
+FROM scratch
+COPY --from=build /etc/ssl/certs/ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
 COPY --from=build /out/waitroom /usr/local/bin/waitroom
 COPY --from=probe /bin/wget /usr/local/bin/wget
 COPY --from=build --chown=65532:65532 /out/data /data
+COPY --from=build --chown=65532:65532 /out/tmp /tmp
 USER 65532:65532
 ENV WAITROOM_ADDR=0.0.0.0:8080 \
     WAITROOM_DATA_DIR=/data \
