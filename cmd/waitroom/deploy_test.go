@@ -164,7 +164,7 @@ type k8sContainer struct {
 }
 
 type k8sDoc struct {
-	Kind     string `yaml:"kind"`
+	Kind     string                `yaml:"kind"`
 	Metadata struct{ Name string } `yaml:"metadata"`
 	Spec     struct {
 		Replicas *int `yaml:"replicas"`
@@ -240,8 +240,12 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	var probes struct {
-		Liveness  *struct{ HTTPGet struct{ Path string } `yaml:"httpGet"` } `yaml:"livenessProbe"`
-		Readiness *struct{ HTTPGet struct{ Path string } `yaml:"httpGet"` } `yaml:"readinessProbe"`
+		Liveness *struct {
+			HTTPGet struct{ Path string } `yaml:"httpGet"`
+		} `yaml:"livenessProbe"`
+		Readiness *struct {
+			HTTPGet struct{ Path string } `yaml:"httpGet"`
+		} `yaml:"readinessProbe"`
 	}
 	if err := node.Decode(&probes); err != nil {
 		t.Fatal(err)
