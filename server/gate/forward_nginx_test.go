@@ -191,11 +191,13 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 		}()
 	}
 	inLine.Wait()
+	opened := time.Now()
 	s.Paused = false
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)
 	}
 	wg.Wait()
+	through := time.Since(opened)
 	close(errs)
 	failed := 0
 	for err := range errs {
@@ -241,7 +243,8 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 			t.Fatalf("admission %d was ticket %s with entry seq %d, want %d (first come, first served)", i+1, tk.ID, tk.Seq, i+1)
 		}
 	}
-	t.Logf("%d visitors through nginx auth_request; checkout peak %d in flight (capacity %d)", visitors, up.peak.Load(), capacity)
+	t.Logf("%d visitors through nginx auth_request in %v after the sale opened; checkout peak %d in flight (capacity %d)",
+		visitors, through.Round(time.Millisecond), up.peak.Load(), capacity)
 
 	// The attackers, now that the line is empty and the turn starts at once.
 	s.JitterMS = 0
