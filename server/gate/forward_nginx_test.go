@@ -327,6 +327,15 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if a := arrivalsNow(); len(a) != before+1 {
 		t.Errorf("the checkout saw %d more orders, want none from forged or spent tokens", len(a)-before-1)
 	}
+
+	// Waitroom gone: nginx fails closed with a 503 the client can retry.
+	wr.Close()
+	if res := get(noFollow(nil), "/checkout/order", "Accept", "application/json"); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
+		t.Errorf("waitroom down: %d (Retry-After %q), want 503 with Retry-After", res.StatusCode, res.Header.Get("Retry-After"))
+	}
+	if a := arrivalsNow(); len(a) != before+1 {
+		t.Errorf("with waitroom down the checkout saw %d more orders, want none", len(a)-before-1)
+	}
 	// A copied live token (another visitor's wr_token) is refused once
 	// gatekit binds tokens to the visitor cookie; that lands separately.
 }
