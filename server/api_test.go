@@ -53,7 +53,7 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	srv := server.New(line, server.Config{AdminToken: adminToken,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
-	ts := httptest.NewServer(srv)
+	ts := httptest.NewServer(checkedByOpenAPI(t, srv))
 	t.Cleanup(ts.Close)
 	return &env{t: t, srv: srv, url: ts.URL, line: line, clock: clock}
 }

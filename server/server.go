@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/clientip"
+	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/server/throttle"
 	"github.com/waitroom/waitroom/static"
@@ -92,21 +93,29 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
-	gate := newPowGate(line)
+	work := newPowGate(line)
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")
-	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg, gate))
-	api.GET("/rooms/:room/challenge", handleChallenge(line, ids, gate))
+	api.GET("/openapi.yaml", handleOpenAPI)
+	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg, work))
+	api.GET("/rooms/:room/challenge", handleChallenge(line, ids, work))
 	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
 	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
 	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, s.hub, false))
 	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, s.hub, true))
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
+	if fa, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {
+		h := handleForwardAuth(line, fa)
+		api.Any("/rooms/:room/forward-auth", h)
+		api.Any("/rooms/:room/forward-auth/*", h) // Envoy ext_authz appends the visitor's path
+	} else if line.Keys().Issuer != "" {
+		cfg.Logger.Warn("no forward auth", "err", err)
+	}
 
 	if cfg.AdminFailures == nil {
 		cfg.AdminFailures = throttle.New(nil, "admin", throttle.Options{Logger: cfg.Logger})
@@ -122,10 +131,10 @@ func New(line *queue.Line, cfg Config) *Server {
 		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
 	}
 
-	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, gate))
-	mountEmbed(e, api, line, ids, deg, s.hub, gate)
+	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, work))
+	mountEmbed(e, api, line, ids, deg, s.hub, work)
 	if cfg.Intents != nil {
-		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients), work: gate}
+		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients), work: work}
 		if g.newcomers == nil {
 			g.newcomers = workForNewcomers{}
 		}

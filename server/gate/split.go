@@ -11,9 +11,9 @@ import (
 // one origin they must reach waitroom, never the upstream: the waiting
 // page behind the gate would never let anyone in.
 var WaitroomPaths = []string{
-	"/api/rooms/*", "/api/tokens/*", "/api/intents/*",
+	"/api/rooms/*", "/api/tokens/*", "/api/intents/*", "/api/openapi.yaml",
 	"/rooms/*", "/embed/*", "/admin", "/admin/*", "/static/*",
-	"/.well-known/jwks.json", "/healthz", "/readyz",
+	"/.well-known/jwks.json", "/healthz", "/readyz", "/livez", "/metrics",
 }
 
 // Split sends requests for waitroomPaths (WaitroomPaths when nil) to

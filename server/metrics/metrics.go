@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -78,6 +79,7 @@ type Metrics struct {
 	wait          *prometheus.HistogramVec
 	kafkaErrors   prometheus.Counter
 	transitions   *prometheus.CounterVec
+	own           []prometheus.Collector // all of the above and the collectors
 }
 
 // NewRegistry returns a registry with the Go runtime and process collectors,
@@ -126,7 +128,8 @@ func New(reg prometheus.Registerer, src Sources) (*Metrics, error) {
 			Help: "Adaptive lines opened or closed by this server's evaluations, by room and new state (open, closed).",
 		}, []string{"room", "to"}),
 	}
-	for _, c := range []prometheus.Collector{m.redisDuration, m.redisErrors, m.wait, m.kafkaErrors, m.transitions, newCollector(src)} {
+	m.own = []prometheus.Collector{m.redisDuration, m.redisErrors, m.wait, m.kafkaErrors, m.transitions, newCollector(src), newCapacityCollector(src)}
+	for _, c := range m.own {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: register: %w", err)
 		}
@@ -150,4 +153,34 @@ func (m *Metrics) Transition(room string, open bool) {
 		to = "open"
 	}
 	m.transitions.WithLabelValues(room, to).Inc()
+}
+
+// Names are the metric families waitroom itself registers (the Go runtime's
+// and the process's aside), including those that show on /metrics only
+// after their first event (a Redis error, a wait observed): dashboards and
+// alert rules are checked against them.
+func Names() []string {
+	m, err := New(prometheus.NewRegistry(), Sources{})
+	if err != nil {
+		return nil
+	}
+	ch := make(chan *prometheus.Desc, 64)
+	go func() {
+		for _, c := range m.own {
+			c.Describe(ch)
+		}
+		close(ch)
+	}()
+	var out []string
+	for d := range ch {
+		// Desc has no name getter; its String is `Desc{fqName: "name", ...}`.
+		s := d.String()
+		if i := strings.Index(s, `fqName: "`); i >= 0 {
+			rest := s[i+len(`fqName: "`):]
+			if j := strings.IndexByte(rest, '"'); j > 0 {
+				out = append(out, rest[:j])
+			}
+		}
+	}
+	return out
 }

@@ -1,0 +1,120 @@
+// Package tooltest finds the real programs some tests run beside waitroom
+// (nginx, Prometheus, node, python3) and starts them as child processes. A
+// test whose program is missing skips, saying what to install, unless
+// WAITROOM_REQUIRE_TOOLS=1 (CI), where it fails instead.
+package tooltest
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+)
+
+// RequireEnv makes a missing program a failure rather than a skip.
+const RequireEnv = "WAITROOM_REQUIRE_TOOLS"
+
+// Need returns the path of program (a name on PATH or an absolute path),
+// or skips (fails under WAITROOM_REQUIRE_TOOLS=1) with hint.
+func Need(t testing.TB, program, hint string) string {
+	t.Helper()
+	p, err := exec.LookPath(program)
+	if err == nil {
+		return p
+	}
+	Missing(t, program+" ("+hint+")")
+	return ""
+}
+
+// Missing skips the test for want (what to install), or fails it under
+// WAITROOM_REQUIRE_TOOLS=1.
+func Missing(t testing.TB, want string) {
+	t.Helper()
+	msg := "this test needs " + want
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatal(msg + "; " + RequireEnv + "=1 makes that a failure")
+	}
+	t.Skip(msg + "; set " + RequireEnv + "=1 to fail instead of skipping")
+}
+
+// FreeAddr returns a loopback host:port nobody listens on now. Another
+// process may take it before the caller does; the ports are ephemeral.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// Port is the port of a host:port.
+func Port(addr string) int {
+	_, p, _ := net.SplitHostPort(addr)
+	n, _ := strconv.Atoi(p)
+	return n
+}
+
+// Start runs cmd until the test ends, keeping its output to show if the
+// test fails.
+func Start(t testing.TB, cmd *exec.Cmd) {
+	t.Helper()
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+		if t.Failed() {
+			t.Logf("%s output:\n%s", cmd.Path, out.String())
+		}
+	})
+}
+
+// WaitListening waits until addr takes connections, at most d.
+func WaitListening(t testing.TB, addr string, d time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		c, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			_ = c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s did not listen within %v: %v", addr, d, err)
+		}
+		time.Sleep(20 * time.Millisecond) // polling a port: there is no signal to await
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
