@@ -41,8 +41,7 @@ func (ks *Keyset) visitorMAC(i int, random []byte) []byte {
 	if i >= len(ks.keys) {
 		return nil
 	}
-	secret := sha256.Sum256(append([]byte("waitroom-visitor-id\x00"), ks.keys[i].priv.Seed()...))
-	m := hmac.New(sha256.New, secret[:])
+	m := hmac.New(sha256.New, ks.deriveAt(i, "visitor-id"))
 	m.Write(random)
 	return m.Sum(nil)[:8]
 }
