@@ -79,8 +79,9 @@ func New(line *queue.Line, cfg Config) *Server {
 
 	ids := identities{secure: cfg.Secure, now: line.Now}
 
-	e.GET("/healthz", handleHealthz)
-	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
+	e.GET("/livez", handleLivez)
+	e.GET("/healthz", handleLivez)
+	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping), deg, cfg.Avail != nil && cfg.Intents != nil))
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")

@@ -13,7 +13,7 @@ import (
 var WaitroomPaths = []string{
 	"/api/rooms/*", "/api/tokens/*", "/api/intents/*",
 	"/rooms/*", "/embed/*", "/admin", "/admin/*", "/static/*",
-	"/.well-known/jwks.json", "/healthz", "/readyz",
+	"/.well-known/jwks.json", "/healthz", "/livez", "/readyz",
 }
 
 // Split sends requests for waitroomPaths (WaitroomPaths when nil) to
