@@ -120,7 +120,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	}
 	// The three tokens from before still verify offline for 60 s: a
 	// newcomer waits instead of making a fourth.
-	restoredAt := clock.Now()
+	restoredAt := clock.Now().Truncate(time.Millisecond) // the line keeps milliseconds
 	tk, _, err := line.Enter(ctx, "sale", "after")
 	if err != nil || tk.State != queue.StateWaiting {
 		t.Fatalf("a newcomer right after the loss: %+v %v", tk, err)
