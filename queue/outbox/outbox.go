@@ -25,9 +25,10 @@ import (
 type Config struct {
 	Dir          string   // data directory; the outbox is Dir/outbox.db
 	Brokers      []string // Kafka bootstrap addresses
-	IntentsTopic string   // DefaultIntentsTopic when empty
-	ResultsTopic string   // DefaultResultsTopic when empty
-	ResultsGroup string   // DefaultResultsGroup when empty
+	Auth         KafkaAuth
+	IntentsTopic string // DefaultIntentsTopic when empty
+	ResultsTopic string // DefaultResultsTopic when empty
+	ResultsGroup string // DefaultResultsGroup when empty
 	// RetryInterval is the relay's sweep period and longest retry wait; 0 means 10 s.
 	RetryInterval time.Duration
 	Clock         clockwork.Clock // real time when nil
@@ -59,7 +60,7 @@ func Open(cfg Config) (*Outbox, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	pub, err := NewKafkaPublisher(KafkaConfig{Brokers: cfg.Brokers, Topic: cfg.IntentsTopic})
+	pub, err := NewKafkaPublisher(KafkaConfig{Brokers: cfg.Brokers, Topic: cfg.IntentsTopic, Auth: cfg.Auth})
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +73,7 @@ func Open(cfg Config) (*Outbox, error) {
 		Brokers: cfg.Brokers,
 		Topic:   cfg.ResultsTopic,
 		GroupID: cfg.ResultsGroup,
+		Auth:    cfg.Auth,
 		Clock:   cfg.Clock,
 		Logger:  cfg.Logger,
 		OnApply: cfg.OnApply,
