@@ -330,7 +330,7 @@ func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.
 	}
 	ob, err := outbox.Open(outbox.Config{
 		Dir: cfg.DataDir, Brokers: brokers, Auth: auth, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic,
-		ResultsGroup: group, Logger: log, OnPass: onPass,
+		ResultsGroup: group, ViewGroup: group + ".view", Logger: log, OnPass: onPass,
 	})
 	if err != nil {
 		stopBroker()
