@@ -84,7 +84,7 @@ func OpenView(dir string, cfg ViewConfig) (*View, error) {
 		Brokers: cfg.Brokers, Dialer: cfg.Auth.Dialer(), GroupID: cfg.GroupID,
 		GroupTopics: []string{cfg.IntentsTopic, cfg.ResultsTopic},
 		StartOffset: kafka.FirstOffset, MinBytes: 1, MaxBytes: 4 << 20, MaxWait: 500 * time.Millisecond,
-		CommitInterval: time.Second, // the view is rebuilt from Kafka: re-reading is harmless
+		CommitInterval:   time.Second, // the view is rebuilt from Kafka: re-reading is harmless
 		JoinGroupBackoff: 500 * time.Millisecond,
 		ErrorLogger: kafka.LoggerFunc(func(msg string, args ...any) {
 			log.Debug("outbox: view: kafka", "msg", fmt.Sprintf(msg, args...))
