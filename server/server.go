@@ -35,6 +35,8 @@ type Config struct {
 	// TrustedProxies are the peers whose X-Forwarded-For names the client
 	// (c.RealIP()); none by default.
 	TrustedProxies []netip.Prefix
+	// AccessLog, when set, gets one line per request (server/access_log.go).
+	AccessLog *slog.Logger
 }
 
 // Server routes requests to handlers.
@@ -73,6 +75,9 @@ func New(line *queue.Line, cfg Config) *Server {
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
 	}
 	e.HTTPErrorHandler = s.errorHandler
+	if cfg.AccessLog != nil {
+		e.Use(accessLog(cfg.AccessLog, cfg.TrustedProxies))
+	}
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(securityHeaders)

@@ -159,6 +159,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 
 		TrustedProxies: cfg.TrustedProxies,
+		AccessLog:      log,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
