@@ -143,7 +143,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if meter != nil {
 		src.Gate = meter
 	}
-	if m, err = metrics.New(metrics.NewRegistry(), src); err != nil {
+	reg := metrics.NewRegistry()
+	bver, brev := buildVersion()
+	if err := metrics.RegisterBuildInfo(reg, metrics.BuildInfo{Version: bver, Revision: brev}); err != nil {
+		return err
+	}
+	if m, err = metrics.New(reg, src); err != nil {
 		return err
 	}
 	rdb.AddHook(m.RedisHook())

@@ -65,7 +65,8 @@ func TestRunEmbeddedMode(t *testing.T) {
 	}
 	scrape, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(scrape), `waitroom_room_entered_total{room="demo"} 1`) {
+	if res.StatusCode != 200 || !strings.Contains(string(scrape), `waitroom_room_entered_total{room="demo"} 1`) ||
+		!strings.Contains(string(scrape), `waitroom_build_info{goversion="go`) {
 		t.Fatalf("metrics: %d\n%.2000s", res.StatusCode, scrape)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "signing-key.pem")); err != nil {
