@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -24,6 +25,9 @@ type EmbeddedConfig struct {
 	// SASL, when set, makes the broker require SASL from every client, with
 	// these users (tests of the clients' SASL settings).
 	SASL []SASLUser
+	// TLS, when set, makes the broker listen with TLS (tests of the
+	// clients' TLS settings).
+	TLS *tls.Config
 }
 
 // SASLUser is one user of an embedded broker with SASL: Mechanism is
@@ -58,6 +62,9 @@ func StartEmbedded(cfg EmbeddedConfig) (*EmbeddedBroker, error) {
 		for _, u := range cfg.SASL {
 			opts = append(opts, kfake.Superuser(u.Mechanism, u.User, u.Password))
 		}
+	}
+	if cfg.TLS != nil {
+		opts = append(opts, kfake.TLS(cfg.TLS))
 	}
 	if cfg.DataDir != "" {
 		opts = append(opts, kfake.DataDir(cfg.DataDir))
