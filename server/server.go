@@ -75,9 +75,7 @@ func New(line *queue.Line, cfg Config) *Server {
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
 	}
 	e.HTTPErrorHandler = s.errorHandler
-	if cfg.AccessLog != nil {
-		e.Use(accessLog(cfg.AccessLog, cfg.TrustedProxies))
-	}
+	e.Use(accessLog(cfg.AccessLog, cfg.TrustedProxies))
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(securityHeaders)
