@@ -79,9 +79,10 @@ func (a *Availability) OnChange(fn func(degraded bool)) {
 func (a *Availability) State() AvailabilityState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	var forced *bool
+	var forced *bool // a copy: the caller reads it after the lock is gone
 	if a.drill {
-		forced = &a.drill
+		on := true
+		forced = &on
 	}
 	return AvailabilityState{Degraded: a.degraded.Load(), Forced: forced, RedisUp: a.redisUp, Reason: a.reason, Since: a.since}
 }
