@@ -290,19 +290,35 @@ func redisOptions(raw string) (*redis.UniversalOptions, error) {
 }
 
 // redactError replaces the URL's user information, as written, in err's
-// text: url.Parse and redis.ParseURL quote the URL in some errors.
+// text: url.Parse and redis.ParseURL quote the URL in some errors. Should
+// any piece of a password (3 characters or more) still show, the details
+// are withheld altogether.
 func redactError(err error, raw string) error {
 	msg := err.Error()
+	var secrets []string
 	if i := strings.Index(raw, "://"); i >= 0 {
 		rest := raw[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
+		if at := strings.LastIndex(rest, "@"); at >= 0 && at > 0 {
 			userinfo := rest[:at]
-			if userinfo != "" {
-				msg = strings.ReplaceAll(msg, userinfo, "REDACTED")
-				if _, pw, ok := strings.Cut(userinfo, ":"); ok && pw != "" {
-					msg = strings.ReplaceAll(msg, pw, "REDACTED")
-				}
+			secrets = append(secrets, userinfo)
+			if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+				secrets = append(secrets, pw)
 			}
+		}
+	}
+	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, sec := range secrets {
+		if sec != "" {
+			msg = strings.ReplaceAll(msg, sec, "REDACTED")
+		}
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 3 && strings.Contains(msg, sec) {
+			return errors.New("malformed URL (details withheld: they would show its password)")
 		}
 	}
 	return errors.New(msg)

@@ -153,3 +153,28 @@ func TestConfigGateFlags(t *testing.T) {
 		t.Fatalf("from the environment: %q %v", c.Protect.String(), err)
 	}
 }
+
+// FuzzRedisURLNeverEchoesPassword: whatever the URL, an error about it
+// never contains its password.
+func FuzzRedisURLNeverEchoesPassword(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"admin", "s3cr3t", "127.0.0.1:6379/0"},
+		{"admin", "s3cr3t", "127.0.0.1:bad/0"},
+		{"", "s3cr3t", "h:1/notadb"},
+		{"u", "p@ss/w?rd#x", "h:1/0"},
+		{"u", "pass%zz", "h:1/0"},
+		{"u", "secret", "[::1/0"},
+		{"u", "secret", "h:1,h2/0?pool_size=x"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, user, pass, rest string) {
+		if len(pass) < 4 || strings.Contains(rest, pass) || strings.Contains(user, pass) || strings.Contains("redis://:@", pass) {
+			return // a password that is also the rest of the URL cannot be told apart
+		}
+		raw := "redis://" + user + ":" + pass + "@" + rest
+		if _, err := redisOptions(raw); err != nil && strings.Contains(err.Error(), pass) {
+			t.Fatalf("the error for %q shows the password: %v", raw, err)
+		}
+	})
+}
