@@ -125,17 +125,24 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	if err != nil || tk.State != queue.StateWaiting {
 		t.Fatalf("a newcomer right after the loss: %+v %v", tk, err)
 	}
-	for range 10 {
+	step := func() {
+		// Both loops (rooms list, the room's ticks) wait on the clock first,
+		// so that the advance reaches them.
+		if err := clock.BlockUntilContext(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
 		clock.Advance(time.Second)
 		<-ticked
+	}
+	for range 10 {
+		step()
 	}
 	if tk, _, _ := line.Status(ctx, "sale", tk.ID, "after"); tk.State != queue.StateWaiting {
 		t.Fatalf("admitted while tokens from before could still be valid: %+v", tk)
 	}
 	// Once the latest of them has expired, admission resumes.
 	for i := 0; i < 120; i++ {
-		clock.Advance(time.Second)
-		<-ticked
+		step()
 		if tk, _, _ = line.Status(ctx, "sale", tk.ID, "after"); tk.State == queue.StateAdmitted {
 			break
 		}
