@@ -295,14 +295,22 @@ func redisOptions(raw string) (*redis.UniversalOptions, error) {
 // are withheld altogether.
 func redactError(err error, raw string) error {
 	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg = "not a URL: " + ue.Err.Error() // without the URL it quotes
+	}
 	var secrets []string
 	if i := strings.Index(raw, "://"); i >= 0 {
 		rest := raw[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 && at > 0 {
-			userinfo := rest[:at]
-			secrets = append(secrets, userinfo)
-			if _, pw, ok := strings.Cut(userinfo, ":"); ok {
-				secrets = append(secrets, pw)
+		// Where the user information ends is ambiguous in a malformed URL:
+		// take both readings.
+		for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
+			if at > 0 {
+				userinfo := rest[:at]
+				secrets = append(secrets, userinfo)
+				if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+					secrets = append(secrets, pw)
+				}
 			}
 		}
 	}
