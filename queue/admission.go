@@ -28,8 +28,9 @@ type Admitter struct {
 	OnTick func(room string, s Settings, r TickResult)
 }
 
-// NewAdmitter returns an admitter over line.
-func NewAdmitter(line *Line) *Admitter { return &Admitter{line: line} }
+// NewAdmitter returns an admitter over line; the epoch last seen is the
+// snapshot's, so a server restarted across a Redis data loss notices it.
+func NewAdmitter(line *Line) *Admitter { return &Admitter{line: line, epoch: line.snapEpoch} }
 
 // Run starts and stops room loops as rooms come and go, until ctx ends.
 func (a *Admitter) Run(ctx context.Context) error {
@@ -49,9 +50,15 @@ func (a *Admitter) Run(ctx context.Context) error {
 		}
 	}()
 	for {
-		a.checkEpoch(ctx)
 		rooms, err := a.line.store.ListRooms(ctx)
 		if err == nil {
+			// The epoch is read after the list: a room missing from it is
+			// deleted only if Redis kept its data meanwhile; a Redis that
+			// came back empty gets its rooms back instead of losing them here.
+			restored, known := a.checkEpoch(ctx)
+			if restored {
+				continue
+			}
 			seen := make(map[string]bool, len(rooms))
 			for _, room := range rooms {
 				seen[room] = true
@@ -62,7 +69,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 				}
 			}
 			for room, cancel := range running {
-				if !seen[room] {
+				if !seen[room] && known {
 					cancel()
 					delete(running, room)
 					a.line.forget(room)
@@ -123,7 +130,7 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 		case errors.Is(err, ErrRoomNotFound):
 			// Deleted (the list loop stops this loop within a second) or lost
 			// with Redis's data (put back here, or by the list loop).
-			if a.checkEpoch(ctx) {
+			if restored, _ := a.checkEpoch(ctx); restored {
 				continue
 			}
 		case err != nil:
@@ -167,25 +174,27 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 // Redis restarted without persistence comes back empty with a new epoch:
 // then every room this server knew is put back (a room deleted by an
 // operator leaves the epoch alone, so it stays deleted). It reports whether
-// rooms were restored.
-func (a *Admitter) checkEpoch(ctx context.Context) bool {
+// rooms were restored, and whether the epoch could be read at all.
+func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 	e, err := a.line.store.Epoch(ctx)
 	if err != nil {
-		return false
+		return false, false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	lost := a.epoch != "" && e != a.epoch
 	a.epoch = e
+	a.line.sawEpoch(e)
 	if !lost {
-		return false
+		return false, true
 	}
 	for room, s := range a.line.cachedRooms() {
-		if ok, err := a.line.store.RestoreRoom(ctx, room, s); err == nil && ok {
-			a.line.log.Warn("admission: Redis lost its data; restored a room from this server's copy", "room", room)
+		if ok, err := a.line.store.RestoreRoom(ctx, room, s, a.line.clock.Now()); err == nil && ok {
+			a.line.log.Warn("admission: Redis lost its data; restored a room from this server's copy, its capacity held until entry tokens from before have expired",
+				"room", room, "held_for", time.Duration(s.JitterMS)*time.Millisecond+time.Duration(s.SessionTTLS)*time.Second)
 		}
 	}
-	return true
+	return true, true
 }
 
 // neverAbandon is an abandon_after_s that drops nobody.

@@ -39,7 +39,7 @@ type Availability struct {
 	redisUp   bool
 	failures  int
 	successes int
-	forced    *bool // an operator's drill: nil means automatic
+	drill     bool // an operator's drill forces degraded mode; false is automatic
 	reason    string
 	since     time.Time
 	onChange  []func(degraded bool)
@@ -48,7 +48,7 @@ type Availability struct {
 // AvailabilityState is what GET /admin/api/degrade shows.
 type AvailabilityState struct {
 	Degraded bool      `json:"degraded"`
-	Forced   *bool     `json:"forced"` // null: automatic
+	Forced   *bool     `json:"forced"` // true during a drill, null otherwise (automatic)
 	RedisUp  bool      `json:"redis_up"`
 	Reason   string    `json:"reason"`
 	Since    time.Time `json:"since"`
@@ -79,7 +79,12 @@ func (a *Availability) OnChange(fn func(degraded bool)) {
 func (a *Availability) State() AvailabilityState {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return AvailabilityState{Degraded: a.degraded.Load(), Forced: a.forced, RedisUp: a.redisUp, Reason: a.reason, Since: a.since}
+	var forced *bool // a copy: the caller reads it after the lock is gone
+	if a.drill {
+		on := true
+		forced = &on
+	}
+	return AvailabilityState{Degraded: a.degraded.Load(), Forced: forced, RedisUp: a.redisUp, Reason: a.reason, Since: a.since}
 }
 
 // Record counts one Redis call's outcome. Only errors that mean Redis cannot
@@ -118,18 +123,17 @@ func (a *Availability) record(err error, probe bool) {
 	a.apply()
 }
 
-// Force sets a drill: on forces degraded mode, off forces normal mode, nil
-// returns to automatic.
+// Force sets a drill: true forces degraded mode; false or nil ends the
+// drill and returns to automatic. Normal mode cannot be forced: it would
+// hide a real outage behind 503s (every call waiting out its timeout)
+// instead of carrying the sale in degraded mode.
 func (a *Availability) Force(on *bool) {
 	a.mu.Lock()
-	a.forced = on
-	switch {
-	case on == nil:
-		a.log.Info("degraded mode: back to automatic")
-	case *on:
-		a.log.Warn("degraded mode forced on by an operator")
-	default:
-		a.log.Warn("degraded mode forced off by an operator")
+	a.drill = on != nil && *on
+	if a.drill {
+		a.log.Warn("degraded mode forced on by an operator (drill)")
+	} else {
+		a.log.Info("degraded mode: automatic")
 	}
 	a.apply()
 }
@@ -139,10 +143,8 @@ func (a *Availability) Force(on *bool) {
 func (a *Availability) apply() {
 	want := !a.redisUp
 	switch {
-	case a.forced != nil && *a.forced:
+	case a.drill:
 		want, a.reason = true, "forced by an operator (drill)"
-	case a.forced != nil:
-		want, a.reason = false, "forced off by an operator (drill)"
 	case a.redisUp:
 		a.reason = "redis answers"
 	case !strings.HasPrefix(a.reason, "redis unreachable"):
@@ -162,7 +164,8 @@ func (a *Availability) apply() {
 }
 
 // Probe asks Redis whether it answers, and for the deployment's drill
-// setting (nil: automatic), so a drill started on one server reaches all.
+// setting (nil or false: automatic), so a drill started on one server
+// reaches all.
 type Probe func(ctx context.Context) (drill *bool, err error)
 
 // Run probes every 500 ms until ctx ends, so an idle server notices too.
@@ -189,7 +192,7 @@ func (a *Availability) Run(ctx context.Context, probe Probe) error {
 // setDrill adopts the deployment's drill setting when it differs.
 func (a *Availability) setDrill(on *bool) {
 	a.mu.Lock()
-	same := (a.forced == nil && on == nil) || (a.forced != nil && on != nil && *a.forced == *on)
+	same := a.drill == (on != nil && *on)
 	a.mu.Unlock()
 	if !same {
 		a.Force(on)

@@ -73,18 +73,42 @@ func TestAvailabilityDrillOverridesAndReturnsToAutomatic(t *testing.T) {
 	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
 	on, off := true, false
 	a.Force(&on)
-	if st := a.State(); !st.Degraded || st.Reason == "" || st.Forced == nil {
+	if st := a.State(); !st.Degraded || st.Reason == "" || st.Forced == nil || !*st.Forced {
 		t.Fatalf("forced on: %+v", st)
 	}
 	a.Record(errRefused)
 	a.Record(errRefused)
+	// Ending a drill with false is automatic, not "forced normal": Redis
+	// is down, so the server stays degraded.
 	a.Force(&off)
-	if a.Degraded() {
-		t.Fatal("forced off while Redis is down is still degraded")
+	if st := a.State(); !st.Degraded || st.Forced != nil || st.Reason == "forced by an operator (drill)" {
+		t.Fatalf("drill ended with false while Redis is down: %+v", st)
 	}
 	a.Force(nil)
-	if st := a.State(); !st.Degraded || st.Reason == "forced off by an operator (drill)" {
+	if st := a.State(); !st.Degraded || st.Forced != nil {
 		t.Fatalf("back to automatic with Redis down: %+v", st)
+	}
+}
+
+// TestDrillEndedWithFalseStillFailsOver: a drill ended with false or null
+// (from this server or through Redis) leaves the flag automatic, so a real
+// outage afterwards still switches to degraded mode.
+func TestDrillEndedWithFalseStillFailsOver(t *testing.T) {
+	on, off := true, false
+	for name, end := range map[string]*bool{"false": &off, "null": nil} {
+		t.Run(name, func(t *testing.T) {
+			a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+			a.Force(&on)
+			a.Force(end)
+			if a.Degraded() {
+				t.Fatal("still degraded after the drill ended with Redis up")
+			}
+			a.Record(errRefused)
+			a.Record(errRefused)
+			if !a.Degraded() {
+				t.Fatalf("a real outage after the drill did not switch: %+v", a.State())
+			}
+		})
 	}
 }
 
@@ -132,6 +156,21 @@ func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 	probes(1)
 	if st := a.State(); !st.Degraded || st.Forced == nil {
 		t.Fatalf("drill not picked up: %+v", st)
+	}
+	// Ending it with false returns every server to automatic, and a real
+	// outage afterwards still switches.
+	off := false
+	if err := store.SetDrill(ctx, &off); err != nil {
+		t.Fatal(err)
+	}
+	probes(1)
+	if st := a.State(); st.Degraded || st.Forced != nil {
+		t.Fatalf("drill ended with false: %+v", st)
+	}
+	srv.Kill()
+	probes(2)
+	if st := a.State(); !st.Degraded || st.Reason == "" {
+		t.Fatalf("a real outage after the drill was not noticed: %+v", st)
 	}
 	cancel()
 	<-done

@@ -30,6 +30,9 @@ type Line struct {
 	jitter func(max time.Duration) time.Duration
 	newID  func() string
 	open   func(room string) bool
+	snap   RoomSnapshot
+	// snapEpoch is Redis's data epoch as the snapshot last saw it.
+	snapEpoch string
 
 	mu    sync.Mutex
 	cache map[string]cachedRoom
@@ -51,17 +54,32 @@ type LineOptions struct {
 	// LineOpen reports whether an adaptive room's line is open now; nil
 	// keeps adaptive rooms' lines always open.
 	LineOpen func(room string) bool
+	// Snapshot, when set, keeps the rooms this server knows on local disk;
+	// NewLine loads it, so degraded mode serves them even when the server
+	// starts while Redis is down.
+	Snapshot RoomSnapshot
 }
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
-		open: o.LineOpen, cache: make(map[string]cachedRoom)}
+		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom)}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
 	}
 	if l.log == nil {
 		l.log = slog.Default()
+	}
+	if l.snap != nil {
+		rooms, epoch, err := l.snap.Load(context.Background())
+		if err != nil {
+			l.log.Warn("queue: load room snapshot", "err", err)
+		}
+		// Loaded as stale (zero time): Redis is asked first whenever it answers.
+		for id, s := range rooms {
+			l.cache[id] = cachedRoom{settings: s}
+		}
+		l.snapEpoch = epoch
 	}
 	if l.jitter == nil {
 		l.jitter = DefaultJitter
@@ -145,12 +163,33 @@ func (l *Line) remember(room string, s Settings, now time.Time) {
 	l.mu.Lock()
 	l.cache[room] = cachedRoom{settings: s, at: now}
 	l.mu.Unlock()
+	if l.snap != nil {
+		if err := l.snap.SaveRoom(context.Background(), room, s); err != nil {
+			l.log.Warn("queue: save room snapshot", "room", room, "err", err)
+		}
+	}
 }
 
 func (l *Line) forget(room string) {
 	l.mu.Lock()
 	delete(l.cache, room)
 	l.mu.Unlock()
+	if l.snap != nil {
+		if err := l.snap.DeleteRoom(context.Background(), room); err != nil {
+			l.log.Warn("queue: delete room snapshot", "room", room, "err", err)
+		}
+	}
+}
+
+// sawEpoch keeps Redis's data epoch in the snapshot, so a restarted server
+// still notices that Redis lost its data while it was away.
+func (l *Line) sawEpoch(epoch string) {
+	if l.snap == nil {
+		return
+	}
+	if err := l.snap.SaveEpoch(context.Background(), epoch); err != nil {
+		l.log.Warn("queue: save epoch snapshot", "err", err)
+	}
 }
 
 // PutRoom creates or replaces a room.

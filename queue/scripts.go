@@ -29,6 +29,10 @@ var (
 	completeLua    string
 	completeScript = redis.NewScript(completeLua)
 
+	//go:embed lua/restore.lua
+	restoreLua    string
+	restoreScript = redis.NewScript(restoreLua)
+
 	//go:embed lua/active.lua
 	activeLua    string
 	activeScript = redis.NewScript(activeLua)

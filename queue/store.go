@@ -67,7 +67,9 @@ type Store interface {
 	Epoch(ctx context.Context) (string, error)
 	// RestoreRoom puts a room back unless it exists: a Redis restarted
 	// without persistence comes back empty, and servers still know the rooms.
-	RestoreRoom(ctx context.Context, room string, s Settings) (bool, error)
+	// The room's capacity is held until every entry token issued before the
+	// loss has expired (now + jitter + session ttl).
+	RestoreRoom(ctx context.Context, room string, s Settings, now time.Time) (bool, error)
 	ListRooms(ctx context.Context) ([]string, error)
 
 	// Enter returns the identity's live ticket in room, or a new one at the

@@ -89,19 +89,19 @@ func (s *RedisStore) Epoch(ctx context.Context) (string, error) {
 	return e, nil
 }
 
-func (s *RedisStore) RestoreRoom(ctx context.Context, room string, st Settings) (bool, error) {
+func (s *RedisStore) RestoreRoom(ctx context.Context, room string, st Settings, now time.Time) (bool, error) {
 	data, err := json.Marshal(st)
 	if err != nil {
 		return false, fmt.Errorf("queue: encode settings: %w", err)
 	}
-	set, err := s.rdb.SetNX(ctx, keysFor(s.prefix, room).settings, data, 0).Result()
+	k := keysFor(s.prefix, room)
+	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
+	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, s.roomsKey(), k.active},
+		room, data, st.Capacity, ms(hold)).Int()
 	if err != nil {
 		return false, fmt.Errorf("queue: restore room: %w", err)
 	}
-	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
-		return false, fmt.Errorf("queue: restore room: %w", err)
-	}
-	return set, nil
+	return n == 1, nil
 }
 
 func (s *RedisStore) GetRoom(ctx context.Context, room string) (Settings, error) {
@@ -436,9 +436,10 @@ func (s *RedisStore) Listen(ctx context.Context, onAdmit func(room string, ids [
 func (s *RedisStore) drillKey() string { return s.prefix + "drill" }
 
 // Probe writes a small key and reads the deployment's degraded-mode drill:
-// "on", "off", or absent for automatic. It is the availability flag's probe;
-// it writes so that a Redis refusing writes for memory does not look
-// recovered because reads still work.
+// "on", or absent for automatic (an "off" left by an older server is
+// automatic too). It is the availability flag's probe; it writes so that a
+// Redis refusing writes for memory does not look recovered because reads
+// still work.
 func (s *RedisStore) Probe(ctx context.Context) (*bool, error) {
 	if err := s.rdb.Set(ctx, s.prefix+"alive", "1", 10*time.Second).Err(); err != nil {
 		return nil, err
@@ -450,20 +451,20 @@ func (s *RedisStore) Probe(ctx context.Context) (*bool, error) {
 	case err != nil:
 		return nil, err
 	}
-	on := v == "on"
+	if v != "on" {
+		return nil, nil
+	}
+	on := true
 	return &on, nil
 }
 
-// SetDrill stores the drill for every server; nil returns to automatic.
+// SetDrill stores the drill for every server; nil or false returns to automatic.
 func (s *RedisStore) SetDrill(ctx context.Context, on *bool) error {
 	var err error
-	switch {
-	case on == nil:
-		err = s.rdb.Del(ctx, s.drillKey()).Err()
-	case *on:
+	if on != nil && *on {
 		err = s.rdb.Set(ctx, s.drillKey(), "on", 0).Err()
-	default:
-		err = s.rdb.Set(ctx, s.drillKey(), "off", 0).Err()
+	} else {
+		err = s.rdb.Del(ctx, s.drillKey()).Err()
 	}
 	if err != nil {
 		return fmt.Errorf("queue: set drill: %w", err)

@@ -11,8 +11,10 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/segmentio/kafka-go"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/kafkatest"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
@@ -37,19 +39,32 @@ func newDegradedEnv(t *testing.T) *degradedEnv {
 // newDegradedEnvWith lets edit change the server's config.
 func newDegradedEnvWith(t *testing.T, edit func(*server.Config)) *degradedEnv {
 	t.Helper()
-	rs := redistest.Start(t)
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
-	t.Cleanup(func() { _ = rdb.Close() })
-	avail := queue.NewAvailability(nil, nil)
-	rdb.AddHook(avail.Hook())
-	keys, _ := token.Generate()
-	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
-	line := queue.NewLine(store, keys, queue.LineOptions{})
 	broker, err := outbox.StartEmbedded(outbox.EmbeddedConfig{Topics: []string{outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob, err := outbox.Open(outbox.Config{Dir: t.TempDir(), Brokers: broker.Addrs()})
+	t.Cleanup(broker.Close)
+	keys, _ := token.Generate()
+	return newDegradedServer(t, redistest.Start(t), broker.Addrs(), keys, redistest.Prefix(t), "", edit)
+}
+
+// newDegradedServer is one server on rs and the brokers; servers of one
+// deployment share keys and prefix, and each has its own id (its Kafka
+// groups), as each real server has its own data directory; edit, when set,
+// changes the server's config.
+func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, keys *token.Keyset, prefix, id string, edit func(*server.Config)) *degradedEnv {
+	t.Helper()
+	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	t.Cleanup(func() { _ = rdb.Close() })
+	avail := queue.NewAvailability(nil, nil)
+	rdb.AddHook(avail.Hook())
+	store := queue.NewRedisStore(rdb, prefix)
+	line := queue.NewLine(store, keys, queue.LineOptions{})
+	obCfg := outbox.Config{Dir: t.TempDir(), Brokers: brokers}
+	if id != "" {
+		obCfg.ResultsGroup, obCfg.ViewGroup = "results-"+id, "view-"+id
+	}
+	ob, err := outbox.Open(obCfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +92,6 @@ func newDegradedEnvWith(t *testing.T, edit func(*server.Config)) *degradedEnv {
 			<-done
 		}
 		_ = ob.Close()
-		broker.Close()
 	})
 	return &degradedEnv{env: &env{t: t, srv: srv, url: ts.URL, line: line}, redis: rs, avail: avail, ob: ob}
 }
@@ -116,6 +130,10 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 		}
 	}
 
+	if r := e.do(nil, "GET", "/readyz", ""); r.status != 200 || r.body["mode"] != "normal" {
+		t.Fatalf("readyz before the outage: %d %s", r.status, r.raw)
+	}
+
 	e.redis.Kill()
 	took := e.waitState("bypassed", 2*time.Second)
 	t.Logf("entries answered bypassed %v after SIGKILL", took)
@@ -125,6 +143,14 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	}
 	if st := e.admin("GET", "/admin/api/degrade", ""); st.body["degraded"] != true || st.body["redis_up"] != false {
 		t.Fatalf("degrade state: %s", st.raw)
+	}
+	// Degraded mode carries the sale: a readiness probe must keep this
+	// server in service, and say which mode it is in.
+	if r := e.do(nil, "GET", "/readyz", ""); r.status != 200 || r.body["status"] != "ready" || r.body["mode"] != "degraded" {
+		t.Fatalf("readyz while degraded: %d %s", r.status, r.raw)
+	}
+	if r := e.do(nil, "GET", "/livez", ""); r.status != 200 {
+		t.Fatalf("livez while degraded: %d", r.status)
 	}
 
 	// Intents are accepted durably; a repeat gives the same id.
@@ -161,7 +187,9 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	}
 
 	e.redis.Restart(t)
-	took = e.waitState("waiting", 5*time.Second)
+	// Four probes (2 s) to recover, then the room is put back from this
+	// server's copy; generous for a loaded machine.
+	took = e.waitState("waiting", 15*time.Second)
 	t.Logf("entries waited in line again %v after the restart", took)
 	wantError(t, e.do(e.browser(), "POST", "/api/rooms/sale/intents", `{"payload": {}}`), 409, "not_degraded")
 }
@@ -203,10 +231,88 @@ func TestDrillForcesDegradedMode(t *testing.T) {
 	}
 	wantError(t, e.do(e.browser(), "DELETE", "/api/rooms/sale/tickets/0123456789abcdef0123456789abcdef", ""), 503, "unavailable")
 	wantError(t, e.admin("POST", "/admin/api/degrade", `{"on": "yes"}`), 400, "invalid")
-	if r := e.admin("POST", "/admin/api/degrade", `{"on": null}`); r.body["degraded"] != false {
+	// Ending the drill with false is automatic (not "forced normal"), as null is.
+	if r := e.admin("POST", "/admin/api/degrade", `{"on": false}`); r.body["degraded"] != false || r.body["forced"] != nil {
 		t.Fatalf("drill off: %s", r.raw)
 	}
 	if r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", ""); r.body["state"] == "bypassed" {
 		t.Fatalf("after the drill: %s", r.raw)
+	}
+}
+
+// TestTwoServersAnswerEveryIntent: two servers on one Redis and one Kafka
+// broker, Redis killed. Visitors leave intents on either server (no sticky
+// sessions); checkout answers them on the results topic; every visitor then
+// sees their intent's result from both servers, and nobody sees anyone
+// else's.
+func TestTwoServersAnswerEveryIntent(t *testing.T) {
+	rs := redistest.Start(t)
+	broker := kafkatest.Start(t, outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic)
+	keys, _ := token.Generate()
+	prefix := redistest.Prefix(t)
+	a := newDegradedServer(t, rs, broker.Addrs(), keys, prefix, "a", nil)
+	b := newDegradedServer(t, rs, broker.Addrs(), keys, prefix, "b", nil)
+	a.putRoom("sale", `{"product_id": "sneaker-drop"}`)
+	for _, s := range []*degradedEnv{a, b} {
+		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			if _, ok := s.line.CachedRoom("sale"); ok {
+				break
+			}
+			if time.Since(start) > 5*time.Second {
+				t.Fatal("room never cached")
+			}
+		}
+	}
+	const n = 8
+	// The visitors were in line before the outage: only they may leave intents.
+	var browsers []*http.Client
+	for i := range n {
+		s := []*degradedEnv{a, b}[i%2]
+		c := s.browser()
+		if r := s.do(c, "POST", "/api/rooms/sale/enter", ""); r.status != 200 {
+			t.Fatalf("enter %d: %d %s", i, r.status, r.raw)
+		}
+		browsers = append(browsers, c)
+	}
+	rs.Kill()
+	a.waitState("bypassed", 5*time.Second)
+	b.waitState("bypassed", 5*time.Second)
+
+	type taken struct {
+		c  *http.Client
+		id string
+	}
+	var all []taken
+	for i, c := range browsers {
+		s := []*degradedEnv{a, b}[i%2]
+		r := s.do(c, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 1}}`)
+		if r.status != 202 {
+			t.Fatalf("intent %d: %d %s", i, r.status, r.raw)
+		}
+		all = append(all, taken{c, r.body["intent_id"].(string)})
+	}
+	var results []kafka.Message
+	for _, m := range broker.Read(t, outbox.DefaultIntentsTopic, n) {
+		var in outbox.IntentMessage
+		if err := json.Unmarshal(m.Value, &in); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := json.Marshal(outbox.ResultMessage{IntentID: in.IntentID, Status: outbox.ResultRejected, Reason: "sold_out"})
+		results = append(results, kafka.Message{Key: []byte(in.IntentID), Value: v})
+	}
+	broker.Write(t, outbox.DefaultResultsTopic, results...)
+	for _, tk := range all {
+		for _, s := range []*degradedEnv{a, b} {
+			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the view fills from Kafka: nothing to await
+				r := s.do(tk.c, "GET", "/api/intents/"+tk.id, "")
+				if r.body["status"] == "rejected" && r.body["reason"] == "sold_out" {
+					break
+				}
+				if time.Since(start) > 20*time.Second {
+					t.Fatalf("%s: intent %s never showed its result: %d %s", s.url, tk.id, r.status, r.raw)
+				}
+			}
+			wantError(t, s.do(s.browser(), "GET", "/api/intents/"+tk.id, ""), 404, "intent_not_found")
+		}
 	}
 }

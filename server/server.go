@@ -48,6 +48,8 @@ type Config struct {
 	// sign-in and across servers (throttle.New on Redis); nil counts on
 	// this server only.
 	AdminFailures failureCounter
+	// AccessLog, when set, gets one line per request (server/access_log.go).
+	AccessLog *slog.Logger
 }
 
 // Server routes requests to handlers.
@@ -86,6 +88,7 @@ func New(line *queue.Line, cfg Config) *Server {
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
 	}
 	e.HTTPErrorHandler = s.errorHandler
+	e.Use(accessLog(cfg.AccessLog, cfg.TrustedProxies))
 	e.Use(middleware.Recover())
 	e.Use(middleware.BodyLimit("64K"))
 	e.Use(bodyDeadline(cfg.Limits.BodyTimeout))
@@ -95,8 +98,9 @@ func New(line *queue.Line, cfg Config) *Server {
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
 	work := newPowGate(line)
 
-	e.GET("/healthz", handleHealthz)
-	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
+	e.GET("/livez", handleLivez)
+	e.GET("/healthz", handleLivez)
+	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping), deg, cfg.Avail != nil && cfg.Intents != nil))
 	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
 
 	api := e.Group("/api")

@@ -335,13 +335,10 @@ func adminLangName(l Lang) string {
 func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
 
 func adminDegradeMode(h *AdminHealth) string {
-	switch {
-	case h == nil || h.Forced == nil:
-		return "auto"
-	case *h.Forced:
+	if h != nil && h.Forced != nil && *h.Forced {
 		return "on"
 	}
-	return "off"
+	return "auto"
 }
 
 func adminPageTitle(lang Lang, heading string) string {

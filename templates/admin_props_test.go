@@ -58,7 +58,7 @@ func TestAdminStringsCoverTheFields(t *testing.T) {
 				t.Errorf("%s lacks admin.field.%s", lang, name)
 			}
 		}
-		for _, k := range []string{"admin.conn.connecting", "admin.conn.ws", "admin.conn.sse", "admin.conn.poll", "admin.conn.reconnecting", "admin.activation.always", "admin.activation.off", "admin.activation.adaptive", "admin.degrade.on", "admin.degrade.off", "admin.degrade.auto"} {
+		for _, k := range []string{"admin.conn.connecting", "admin.conn.ws", "admin.conn.sse", "admin.conn.poll", "admin.conn.reconnecting", "admin.activation.always", "admin.activation.off", "admin.activation.adaptive", "admin.degrade.on", "admin.degrade.auto"} {
 			if s[k] == "" {
 				t.Errorf("%s lacks %s", lang, k)
 			}

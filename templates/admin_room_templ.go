@@ -1068,7 +1068,7 @@ func adminControls(p AdminRoomProps) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			for _, m := range []string{"on", "off", "auto"} {
+			for _, m := range []string{"on", "auto"} {
 				{
 					templ_7745c5c3_ElementWriter := templ_7745c5c3_Buffer
 					templ_7745c5c3_Buffer := templ.GetBuffer()

@@ -13,7 +13,7 @@ export interface Outbox {
 export interface Health {
   redis_up: boolean;
   degraded: boolean | null; // null: this server has no degraded mode
-  forced: boolean | null; // the drill; null automatic
+  forced: true | null; // true during a drill; null automatic
   reason: string;
   outbox: Outbox | null;
 }

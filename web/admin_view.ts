@@ -105,7 +105,7 @@ export class View {
           })
         : t(s, "admin.na"),
     );
-    const mode = h.forced === null ? "auto" : h.forced ? "on" : "off";
+    const mode = h.forced === true ? "on" : "auto"; // a drill forces degraded mode on; normal mode is never forced
     for (const b of Array.from(document.querySelectorAll<HTMLElement>('[data-testid^="control-degrade-"]'))) {
       const on = b.dataset.testid === `control-degrade-${mode}`;
       b.classList.toggle("current", on);

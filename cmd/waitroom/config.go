@@ -37,6 +37,22 @@ type config struct {
 	KafkaBrokers      string
 	KafkaTopic        string
 	KafkaResultsTopic string
+	KafkaTLS          bool
+	KafkaTLSCA        string
+	KafkaSASL         string
+	KafkaUsername     string
+	KafkaPassword     string
+
+	RedisSentinelPassword string
+
+	// TLSCert and TLSKey serve the listener over TLS; both or neither.
+	TLSCert string
+	TLSKey  string
+
+	// CreateSigningKey writes a new signing key file and exits.
+	CreateSigningKey bool
+	// Version prints the version and exits.
+	Version bool
 
 	MetricsToken string
 	MetricsAllow string
@@ -63,8 +79,20 @@ type config struct {
 	AdminFailuresTotal int
 }
 
+// embeddedKafka is the --kafka-brokers value that asks for the in-process broker.
+const embeddedKafka = "embedded"
+
+// embeddedBroker reports whether the in-process Kafka-protocol broker runs:
+// when asked for, or in fully embedded mode (no --redis-url, no brokers).
+func (c config) embeddedBroker() bool {
+	return c.KafkaBrokers == embeddedKafka || (c.KafkaBrokers == "" && c.RedisURL == "")
+}
+
 // brokers splits --kafka-brokers.
 func (c config) brokers() []string {
+	if c.KafkaBrokers == embeddedKafka {
+		return nil
+	}
 	var out []string
 	for _, b := range strings.Split(c.KafkaBrokers, ",") {
 		if b = strings.TrimSpace(b); b != "" {
@@ -91,7 +119,17 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.PublicURL, "public-url", "", "URL visitors reach this server at (default http://<addr>)")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.LogLevel, "log-level", "info", "log level: debug, info, warn or error")
-	fs.StringVar(&c.KafkaBrokers, "kafka-brokers", "", "Kafka bootstrap brokers, comma-separated host:port; empty runs an in-process Kafka-protocol broker")
+	fs.StringVar(&c.KafkaBrokers, "kafka-brokers", "", "Kafka bootstrap brokers, comma-separated host:port; \"embedded\" runs an in-process Kafka-protocol broker (the default without --redis-url; required with it)")
+	fs.BoolVar(&c.KafkaTLS, "kafka-tls", false, "connect to Kafka over TLS")
+	fs.StringVar(&c.KafkaTLSCA, "kafka-tls-ca", "", "PEM file of CA certificates Kafka's are checked against (implies --kafka-tls; default: the system's)")
+	fs.StringVar(&c.KafkaSASL, "kafka-sasl", "", "Kafka SASL mechanism: plain, scram-sha-256 or scram-sha-512 (default: none)")
+	fs.StringVar(&c.KafkaUsername, "kafka-username", "", "Kafka SASL user name")
+	fs.StringVar(&c.KafkaPassword, "kafka-password", "", "Kafka SASL password")
+	fs.StringVar(&c.RedisSentinelPassword, "redis-sentinel-password", "", "password of the Sentinels themselves (with ?master=NAME); the URL's password is Redis's")
+	fs.StringVar(&c.TLSCert, "tls-cert", "", "PEM certificate chain to serve HTTPS with (with --tls-key); default plain HTTP behind a TLS-terminating proxy")
+	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
+	fs.BoolVar(&c.CreateSigningKey, "create-signing-key", false, "write a new signing key to --signing-key (unless it exists) and exit; copy it to every server")
+	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
 	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
@@ -146,6 +184,9 @@ func (c *config) validate() error {
 			errs = append(errs, fmt.Errorf("--redis-url: %w", err))
 		}
 	}
+	if c.RedisSentinelPassword != "" && (c.RedisURL == "" || !strings.Contains(c.RedisURL, "master=")) {
+		errs = append(errs, errors.New("--redis-sentinel-password: only applies with a Sentinel --redis-url (?master=NAME)"))
+	}
 	if c.AdminToken != "" && len(c.AdminToken) < 16 {
 		errs = append(errs, errors.New("--admin-token: must be at least 16 characters"))
 	}
@@ -165,6 +206,32 @@ func (c *config) validate() error {
 		if _, _, err := net.SplitHostPort(b); err != nil {
 			errs = append(errs, fmt.Errorf("--kafka-brokers: %q: want host:port", b))
 		}
+	}
+	if c.RedisURL != "" && c.KafkaBrokers == "" {
+		// Fail closed: a production server must not quietly keep degraded
+		// mode's orders in a single-node broker on its own disk.
+		errs = append(errs, errors.New(`--kafka-brokers: required with --redis-url (or "embedded" for the in-process broker: one node, no replication, for trials)`))
+	}
+	if c.KafkaTLSCA != "" {
+		c.KafkaTLS = true
+	}
+	switch c.KafkaSASL {
+	case "":
+		if c.KafkaUsername != "" || c.KafkaPassword != "" {
+			errs = append(errs, errors.New("--kafka-username and --kafka-password: only apply with --kafka-sasl"))
+		}
+	case "plain", "scram-sha-256", "scram-sha-512":
+		if c.KafkaUsername == "" || c.KafkaPassword == "" {
+			errs = append(errs, fmt.Errorf("--kafka-sasl %s: needs --kafka-username and --kafka-password", c.KafkaSASL))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("--kafka-sasl %q: want plain, scram-sha-256 or scram-sha-512", c.KafkaSASL))
+	}
+	if c.embeddedBroker() && (c.KafkaTLS || c.KafkaSASL != "") {
+		errs = append(errs, errors.New("--kafka-tls and --kafka-sasl: need --kafka-brokers (the in-process broker has neither)"))
+	}
+	if (c.TLSCert == "") != (c.TLSKey == "") {
+		errs = append(errs, errors.New("--tls-cert and --tls-key: give both or neither"))
 	}
 	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
 		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
@@ -248,7 +315,59 @@ func embedDemoAddr(v, addr string) (string, error) {
 
 // redisOptions turns a Redis URL into client options: one host is a single
 // server, several hosts (comma-separated) a cluster, ?master=NAME Sentinel.
+// Its errors never repeat the URL's password.
 func redisOptions(raw string) (*redis.UniversalOptions, error) {
+	o, err := parseRedisURL(raw)
+	if err != nil {
+		return nil, redactError(err, raw)
+	}
+	return o, nil
+}
+
+// redactError replaces the URL's user information, as written, in err's
+// text: url.Parse and redis.ParseURL quote the URL in some errors. Should
+// any piece of a password (3 characters or more) still show, the details
+// are withheld altogether.
+func redactError(err error, raw string) error {
+	msg := err.Error()
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		msg = "not a URL: " + ue.Err.Error() // without the URL it quotes
+	}
+	var secrets []string
+	if i := strings.Index(raw, "://"); i >= 0 {
+		rest := raw[i+3:]
+		// Where the user information ends is ambiguous in a malformed URL:
+		// take both readings.
+		for _, at := range []int{strings.Index(rest, "@"), strings.LastIndex(rest, "@")} {
+			if at > 0 {
+				userinfo := rest[:at]
+				secrets = append(secrets, userinfo)
+				if _, pw, ok := strings.Cut(userinfo, ":"); ok {
+					secrets = append(secrets, pw)
+				}
+			}
+		}
+	}
+	if u, perr := url.Parse(raw); perr == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, sec := range secrets {
+		if sec != "" {
+			msg = strings.ReplaceAll(msg, sec, "REDACTED")
+		}
+	}
+	for _, sec := range secrets {
+		if len(sec) >= 3 && strings.Contains(msg, sec) {
+			return errors.New("malformed URL (details withheld: they would show its password)")
+		}
+	}
+	return errors.New(msg)
+}
+
+func parseRedisURL(raw string) (*redis.UniversalOptions, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("not a URL: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -30,7 +31,8 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("limits from the environment: %+v %v", c, err)
 	}
 	c, err = parseConfig([]string{"--addr", "127.0.0.1:9000"},
-		env("WAITROOM_ADDR", "127.0.0.1:7000", "WAITROOM_REDIS_URL", "redis://127.0.0.1:6379/2", "WAITROOM_PUBLIC_URL", "https://q.example/"), io.Discard)
+		env("WAITROOM_ADDR", "127.0.0.1:7000", "WAITROOM_REDIS_URL", "redis://127.0.0.1:6379/2", "WAITROOM_PUBLIC_URL", "https://q.example/",
+			"WAITROOM_KAFKA_BROKERS", "127.0.0.1:9092"), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +70,14 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--max-conns", "-1"}, env(), "--max-conns"},
 		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
 		{nil, env("WAITROOM_ADMIN_FAILURES_TOTAL", "-5"), "--admin-failures-total"},
+		// Fail closed: a real Redis needs real brokers, or the in-process one by name.
+		{[]string{"--redis-url", "redis://127.0.0.1:6379/0"}, env(), "--kafka-brokers: required with --redis-url"},
+		{[]string{"--kafka-brokers", "k:9092", "--kafka-sasl", "gssapi", "--kafka-username", "u", "--kafka-password", "p"}, env(), "--kafka-sasl"},
+		{[]string{"--kafka-brokers", "k:9092", "--kafka-sasl", "scram-sha-512"}, env(), "needs --kafka-username"},
+		{[]string{"--kafka-brokers", "k:9092", "--kafka-username", "u"}, env(), "only apply with --kafka-sasl"},
+		{[]string{"--kafka-brokers", "embedded", "--kafka-tls"}, env(), "in-process broker has neither"},
+		{[]string{"--tls-cert", "c.pem"}, env(), "--tls-key"},
+		{[]string{"--redis-url", "redis://127.0.0.1:6379/0", "--kafka-brokers", "k:9092", "--redis-sentinel-password", "x"}, env(), "?master=NAME"},
 	} {
 		_, err := parseConfig(tc.args, tc.env, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -91,6 +101,58 @@ func TestRedisOptions(t *testing.T) {
 	}
 }
 
+// TestConfigNeverEchoesURLSecrets: a malformed Redis URL is reported
+// without its password or user information, however it is malformed.
+func TestConfigNeverEchoesURLSecrets(t *testing.T) {
+	const secret = "s3cr3t-Pa55"
+	for _, raw := range []string{
+		"redis://admin:" + secret + "@127.0.0.1:bad/0",
+		"redis://admin:" + secret + "@127.0.0.1:6379/notadb",
+		"redis://admin:" + secret + "@127.0.0.1:6379,nohostport/0",
+		"redis://admin:" + secret + "@[::1/0",
+		"mysql://admin:" + secret + "@127.0.0.1/0",
+		"redis://:" + secret + "@127.0.0.1:6379/0?pool_size=x",
+	} {
+		_, err := parseConfig([]string{"--redis-url", raw, "--kafka-brokers", "k:9092"}, env(), io.Discard)
+		if err == nil {
+			t.Errorf("%q was accepted", raw)
+			continue
+		}
+		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "admin:") {
+			t.Errorf("the error repeats the URL's secret: %v", err)
+		}
+		if !strings.Contains(err.Error(), "--redis-url") {
+			t.Errorf("the error does not name the flag: %v", err)
+		}
+	}
+	// Through run as well: the message a failed start prints.
+	err := run(context.Background(), []string{"--redis-url", "redis://u:" + secret + "@h:x/0", "--kafka-brokers", "k:9092"}, env(), io.Discard, nil)
+	if err == nil || strings.Contains(err.Error(), secret) {
+		t.Fatalf("run: %v", err)
+	}
+}
+
+func TestConfigKafkaAndSentinelSecurity(t *testing.T) {
+	c, err := parseConfig([]string{"--redis-url", "redis://127.0.0.1:26379/0?master=m", "--redis-sentinel-password", "sp",
+		"--kafka-brokers", "k:9093", "--kafka-tls-ca", "ca.pem", "--kafka-sasl", "scram-sha-256"},
+		env("WAITROOM_KAFKA_USERNAME", "u", "WAITROOM_KAFKA_PASSWORD", "p"), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.KafkaTLS || c.KafkaUsername != "u" || c.RedisSentinelPassword != "sp" || c.embeddedBroker() {
+		t.Fatalf("%+v", c)
+	}
+	for _, mech := range []string{"plain", "scram-sha-256", "scram-sha-512"} {
+		a, err := kafkaAuth(config{KafkaSASL: mech, KafkaUsername: "u", KafkaPassword: "p"})
+		if err != nil || a.SASL == nil || a.TLS != nil {
+			t.Errorf("%s: %+v %v", mech, a, err)
+		}
+	}
+	if c, _ := parseConfig([]string{"--kafka-brokers", "embedded", "--redis-url", "redis://127.0.0.1:6379/0"}, env(), io.Discard); !c.embeddedBroker() || c.brokers() != nil {
+		t.Fatalf("embedded by name: %+v", c)
+	}
+}
+
 func TestConfigGateFlags(t *testing.T) {
 	c, err := parseConfig([]string{"--upstream", "http://127.0.0.1:9000", "--protect", "/checkout/*", "--protect", "/api/orders", "--gate-room", "demo"},
 		env("WAITROOM_PROTECT", "/ignored/*"), io.Discard)
@@ -104,4 +166,29 @@ func TestConfigGateFlags(t *testing.T) {
 	if err != nil || c.Protect.String() != "/checkout/*,/cart" {
 		t.Fatalf("from the environment: %q %v", c.Protect.String(), err)
 	}
+}
+
+// FuzzRedisURLNeverEchoesPassword: whatever the URL, an error about it
+// never contains its password.
+func FuzzRedisURLNeverEchoesPassword(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"admin", "s3cr3t", "127.0.0.1:6379/0"},
+		{"admin", "s3cr3t", "127.0.0.1:bad/0"},
+		{"", "s3cr3t", "h:1/notadb"},
+		{"u", "p@ss/w?rd#x", "h:1/0"},
+		{"u", "pass%zz", "h:1/0"},
+		{"u", "secret", "[::1/0"},
+		{"u", "secret", "h:1,h2/0?pool_size=x"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, user, pass, rest string) {
+		if len(pass) < 4 || strings.Contains(rest, pass) || strings.Contains(user, pass) || strings.Contains("redis://:@", pass) {
+			return // a password that is also the rest of the URL cannot be told apart
+		}
+		raw := "redis://" + user + ":" + pass + "@" + rest
+		if _, err := redisOptions(raw); err != nil && strings.Contains(err.Error(), pass) {
+			t.Fatalf("the error for %q shows the password: %v", raw, err)
+		}
+	})
 }

@@ -39,6 +39,10 @@ func TestKilledBetweenOutboxAndKafkaLosesNothing(t *testing.T) {
 	broker.Stop()
 	dataDir := t.TempDir()
 	const token = "crash-test-admin-token-0123456789"
+	// With a real Redis the key file must exist: made once, as an operator would.
+	if out, err := exec.Command(bin, "--create-signing-key", "--data-dir", dataDir).CombinedOutput(); err != nil {
+		t.Fatalf("create signing key: %v\n%s", err, out)
+	}
 
 	start := func() (*exec.Cmd, string) {
 		cmd := exec.Command(bin, "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--redis-url", rs.URL(),

@@ -24,7 +24,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/queue/roomsnap"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/dashboard"
@@ -58,7 +58,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		return fmt.Errorf("config: %w", err)
 	}
+	if cfg.Version {
+		ver, rev := buildVersion()
+		_, _ = fmt.Fprintf(stderr, "waitroom %s %s\n", ver, rev)
+		return nil
+	}
 	log := newLogger(cfg, stderr)
+	useRedisLogger(log)
+	if cfg.CreateSigningKey {
+		return createSigningKey(cfg, log)
+	}
 
 	rdb, embedded, err := openRedis(cfg, log)
 	if err != nil {
@@ -69,14 +78,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		defer embedded.Close()
 	}
 
-	keys, created, err := token.LoadOrCreate(cfg.SigningKey)
+	keys, err := loadSigningKey(cfg, embedded != nil, log)
 	if err != nil {
-		return fmt.Errorf("signing key: %w", err)
+		return err
 	}
 	keys.Issuer = cfg.PublicURL
-	if created {
-		log.Info("created a signing key; every server of one deployment must share it", "path", cfg.SigningKey, "kid", keys.KID())
-	}
 
 	if cfg.AdminToken == "" {
 		if embedded == nil {
@@ -104,14 +110,27 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger: log, Signal: adaptive.DefaultSignals(gateStats),
 		OnTransition: func(tr adaptive.Transition) { m.Transition(tr.Room, tr.Open) },
 	})
-	line := queue.NewLine(store, keys, queue.LineOptions{Logger: log, LineOpen: ctl.Open})
+	lineOpts := queue.LineOptions{Logger: log, LineOpen: ctl.Open}
+	if embedded == nil {
+		// The rooms this server knows, on its own disk: degraded mode serves
+		// them after a restart during an outage, and they go back into a
+		// Redis that lost its data. (Embedded mode's Redis dies with the
+		// process; its demo room is seeded afresh.)
+		snap, err := roomsnap.Open(filepath.Join(cfg.DataDir, roomsnap.FileName))
+		if err != nil {
+			return err
+		}
+		defer func() { _ = snap.Close() }()
+		lineOpts.Snapshot = snap
+	}
+	line := queue.NewLine(store, keys, lineOpts)
 	if embedded != nil {
 		if err := seedDemoRoom(ctx, line); err != nil {
 			return err
 		}
 	}
 
-	ob, brokers, closeKafka, err := openOutbox(cfg, log, func(_ int, err error) {
+	ob, brokers, kauth, closeKafka, err := openOutbox(cfg, log, func(_ int, err error) {
 		if err != nil {
 			m.KafkaPublishError()
 		}
@@ -126,7 +145,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if meter != nil {
 		src.Gate = meter
 	}
-	if m, err = metrics.New(metrics.NewRegistry(), src); err != nil {
+	reg := metrics.NewRegistry()
+	bver, brev := buildVersion()
+	if err := metrics.RegisterBuildInfo(reg, metrics.BuildInfo{Version: bver, Revision: brev}); err != nil {
+		return err
+	}
+	if m, err = metrics.New(reg, src); err != nil {
 		return err
 	}
 	rdb.AddHook(m.RedisHook())
@@ -147,6 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		TrustedProxies: cfg.TrustedProxies,
 		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
 		AdminFailures:  adminFailures,
+		AccessLog:      log,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
@@ -170,7 +195,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("listen: %w", err)
 	}
 	ln = server.LimitListener(ln, cfg.MaxConns, log)
-	sh, err := openShop(ctx, srv, cfg, ln.Addr().String(), brokers, log)
+	sh, err := openShop(ctx, srv, cfg, ln.Addr().String(), brokers, kauth, log)
 	if err != nil {
 		_ = ln.Close()
 		return err
@@ -192,7 +217,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return err
 		}
 	}
-	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL,
+	ver, rev := buildVersion()
+	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "version", ver, "revision", rev, "tls", cfg.TLSCert != "",
 		"waiting_page", cfg.PublicURL+"/rooms/demo", "dashboard", cfg.PublicURL+"/admin", "api", cfg.PublicURL+"/api/rooms/demo/enter")
 	if ready != nil {
 		ready(ln.Addr().String())
@@ -200,7 +226,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		if err := httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		serve := func() error { return httpSrv.Serve(ln) }
+		if cfg.TLSCert != "" {
+			serve = func() error { return httpSrv.ServeTLS(ln, cfg.TLSCert, cfg.TLSKey) }
+		}
+		if err := serve(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			return fmt.Errorf("http: %w", err)
 		}
 		return nil
@@ -258,6 +288,7 @@ func openRedis(cfg config, log *slog.Logger) (redis.UniversalClient, io.Closer, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: --redis-url: %w", err)
 	}
+	opts.SentinelPassword = cfg.RedisSentinelPassword
 	rdb := redis.NewUniversalClient(queue.FailFast(opts))
 	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
 	return rdb, nil, nil
@@ -286,31 +317,43 @@ func seedDemoRoom(ctx context.Context, line *queue.Line) error {
 // openOutbox opens the degraded path's durable outbox under the data dir and
 // its Kafka clients, starting an in-process Kafka-protocol broker when no
 // brokers are given. The returned func closes the outbox, then the broker.
-func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.Outbox, []string, func(), error) {
+func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.Outbox, []string, outbox.KafkaAuth, func(), error) {
 	brokers := cfg.brokers()
 	stopBroker := func() {}
-	if len(brokers) == 0 {
+	var auth outbox.KafkaAuth
+	if cfg.embeddedBroker() {
 		b, err := outbox.StartEmbedded(outbox.EmbeddedConfig{
 			DataDir: filepath.Join(cfg.DataDir, "kafka"), SyncWrites: true,
 			Topics: []string{cfg.KafkaTopic, cfg.KafkaResultsTopic},
 		})
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, auth, nil, err
 		}
 		brokers, stopBroker = b.Addrs(), b.Close
-		log.Warn("EMBEDDED MODE: no --kafka-brokers given, so an in-process Kafka-protocol broker (kfake, one node, no replication) carries degraded-mode intents. Give --kafka-brokers for production.",
+		log.Warn("EMBEDDED MODE: an in-process Kafka-protocol broker (kfake, one node, no replication) carries degraded-mode intents. Give --kafka-brokers for production.",
 			"kafka_addr", strings.Join(brokers, ","), "dir", filepath.Join(cfg.DataDir, "kafka"))
+	} else {
+		var err error
+		if auth, err = kafkaAuth(cfg); err != nil {
+			return nil, nil, auth, nil, err
+		}
+	}
+	group, err := resultsGroup(cfg.DataDir)
+	if err != nil {
+		stopBroker()
+		return nil, nil, auth, nil, err
 	}
 	ob, err := outbox.Open(outbox.Config{
-		Dir: cfg.DataDir, Brokers: brokers, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic, Logger: log,
-		OnPass: onPass,
+		Dir: cfg.DataDir, Brokers: brokers, Auth: auth, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic,
+		ResultsGroup: group, ViewGroup: group + ".view", Logger: log, OnPass: onPass,
 	})
 	if err != nil {
 		stopBroker()
-		return nil, nil, nil, fmt.Errorf("outbox: %w", err)
+		return nil, nil, auth, nil, fmt.Errorf("outbox: %w", err)
 	}
-	log.Info("outbox ready", "path", filepath.Join(cfg.DataDir, outbox.FileName), "brokers", strings.Join(brokers, ","), "topic", cfg.KafkaTopic)
-	return ob, brokers, func() {
+	log.Info("outbox ready", "path", filepath.Join(cfg.DataDir, outbox.FileName), "brokers", strings.Join(brokers, ","), "topic", cfg.KafkaTopic,
+		"results_group", group, "kafka_tls", auth.TLS != nil, "kafka_sasl", cfg.KafkaSASL)
+	return ob, brokers, auth, func() {
 		if err := ob.Close(); err != nil {
 			log.Warn("close outbox", "err", err)
 		}

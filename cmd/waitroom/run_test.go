@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redistest"
 )
 
 type syncBuffer struct {
@@ -87,7 +88,8 @@ func TestRunEmbeddedMode(t *testing.T) {
 	}
 	scrape, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	if res.StatusCode != 200 || !strings.Contains(string(scrape), `waitroom_room_entered_total{room="demo"} 1`) {
+	if res.StatusCode != 200 || !strings.Contains(string(scrape), `waitroom_room_entered_total{room="demo"} 1`) ||
+		!strings.Contains(string(scrape), `waitroom_build_info{goversion="go`) {
 		t.Fatalf("metrics: %d\n%.2000s", res.StatusCode, scrape)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "signing-key.pem")); err != nil {
@@ -171,5 +173,52 @@ func TestRunWithGate(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunRefusesRealRedisWithoutSigningKey: with a real Redis, a missing
+// key file stops the start (a server must not make up a key of its own that
+// the other servers do not know), and --create-signing-key makes one.
+func TestRunRefusesRealRedisWithoutSigningKey(t *testing.T) {
+	rs := redistest.Start(t)
+	dir := t.TempDir()
+	key := filepath.Join(dir, "keys", "signing-key.pem")
+	args := []string{"--addr", "127.0.0.1:0", "--data-dir", dir, "--redis-url", rs.URL(), "--signing-key", key,
+		"--kafka-brokers", "embedded", "--admin-token", "0123456789abcdef0123", "--embed-demo-addr", "off"}
+	err := run(context.Background(), args, env(), io.Discard, func(string) { t.Error("started without a signing key") })
+	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "--create-signing-key") {
+		t.Fatalf("start without a key file: %v", err)
+	}
+	if _, err := os.Stat(key); !os.IsNotExist(err) {
+		t.Fatalf("a key file was created: %v", err)
+	}
+	if err := run(context.Background(), []string{"--create-signing-key", "--signing-key", key}, env(), io.Discard, nil); err != nil {
+		t.Fatal(err)
+	}
+	first, err := os.ReadFile(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Asked again, it keeps the key every server already has.
+	if err := run(context.Background(), []string{"--create-signing-key", "--signing-key", key}, env(), io.Discard, nil); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(key); string(again) != string(first) {
+		t.Fatal("--create-signing-key replaced an existing key")
+	}
+}
+
+func TestRunVersion(t *testing.T) {
+	var out strings.Builder
+	if err := run(context.Background(), []string{"--version"}, env(), &out, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "waitroom ") || len(strings.Fields(out.String())) < 2 {
+		t.Fatalf("--version printed %q", out.String())
+	}
+	version = "v9.9.9"
+	defer func() { version = "" }()
+	if v, _ := buildVersion(); v != "v9.9.9" {
+		t.Fatalf("the -ldflags version is ignored: %s", v)
 	}
 }

@@ -1,6 +1,7 @@
 package outbox
 
 import (
+	"crypto/tls"
 	"fmt"
 	"time"
 
@@ -21,6 +22,18 @@ type EmbeddedConfig struct {
 	Partitions int32
 	// Topics to create when the broker starts with no saved state.
 	Topics []string
+	// SASL, when set, makes the broker require SASL from every client, with
+	// these users (tests of the clients' SASL settings).
+	SASL []SASLUser
+	// TLS, when set, makes the broker listen with TLS (tests of the
+	// clients' TLS settings).
+	TLS *tls.Config
+}
+
+// SASLUser is one user of an embedded broker with SASL: Mechanism is
+// PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512.
+type SASLUser struct {
+	Mechanism, User, Password string
 }
 
 // EmbeddedBroker is a single Kafka-protocol broker (kfake) in this process,
@@ -43,6 +56,15 @@ func StartEmbedded(cfg EmbeddedConfig) (*EmbeddedBroker, error) {
 	}
 	if len(cfg.Topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(parts, cfg.Topics...))
+	}
+	if len(cfg.SASL) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+		for _, u := range cfg.SASL {
+			opts = append(opts, kfake.Superuser(u.Mechanism, u.User, u.Password))
+		}
+	}
+	if cfg.TLS != nil {
+		opts = append(opts, kfake.TLS(cfg.TLS))
 	}
 	if cfg.DataDir != "" {
 		opts = append(opts, kfake.DataDir(cfg.DataDir))

@@ -25,9 +25,14 @@ import (
 type Config struct {
 	Dir          string   // data directory; the outbox is Dir/outbox.db
 	Brokers      []string // Kafka bootstrap addresses
-	IntentsTopic string   // DefaultIntentsTopic when empty
-	ResultsTopic string   // DefaultResultsTopic when empty
-	ResultsGroup string   // DefaultResultsGroup when empty
+	Auth         KafkaAuth
+	IntentsTopic string // DefaultIntentsTopic when empty
+	ResultsTopic string // DefaultResultsTopic when empty
+	ResultsGroup string // DefaultResultsGroup when empty
+	// ViewGroup, when set, is this server's own consumer group of both
+	// topics: it keeps a view of every server's intents, so Get answers
+	// for intents another server took.
+	ViewGroup string
 	// RetryInterval is the relay's sweep period and longest retry wait; 0 means 10 s.
 	RetryInterval time.Duration
 	Clock         clockwork.Clock // real time when nil
@@ -45,6 +50,7 @@ type Outbox struct {
 	pub     *KafkaPublisher
 	relay   *Relay
 	results *ResultConsumer
+	view    *View // nil without ViewGroup
 }
 
 // Open opens the outbox file and prepares the Kafka clients. Accept works
@@ -59,7 +65,7 @@ func Open(cfg Config) (*Outbox, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	pub, err := NewKafkaPublisher(KafkaConfig{Brokers: cfg.Brokers, Topic: cfg.IntentsTopic})
+	pub, err := NewKafkaPublisher(KafkaConfig{Brokers: cfg.Brokers, Topic: cfg.IntentsTopic, Auth: cfg.Auth})
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +78,7 @@ func Open(cfg Config) (*Outbox, error) {
 		Brokers: cfg.Brokers,
 		Topic:   cfg.ResultsTopic,
 		GroupID: cfg.ResultsGroup,
+		Auth:    cfg.Auth,
 		Clock:   cfg.Clock,
 		Logger:  cfg.Logger,
 		OnApply: cfg.OnApply,
@@ -85,7 +92,14 @@ func Open(cfg Config) (*Outbox, error) {
 		Logger:   cfg.Logger,
 		OnPass:   cfg.OnPass,
 	})
-	return &Outbox{store: store, pub: pub, relay: relay, results: results}, nil
+	o := &Outbox{store: store, pub: pub, relay: relay, results: results}
+	if cfg.ViewGroup != "" {
+		if o.view, err = OpenView(cfg.Dir, ViewConfig{Brokers: cfg.Brokers, IntentsTopic: cfg.IntentsTopic,
+			ResultsTopic: cfg.ResultsTopic, GroupID: cfg.ViewGroup, Auth: cfg.Auth, Logger: cfg.Logger}); err != nil {
+			return nil, errors.Join(err, pub.Close(), store.Close())
+		}
+	}
+	return o, nil
 }
 
 // Accept durably records a visitor's intent and returns it (created true),
@@ -99,13 +113,20 @@ func (o *Outbox) Accept(ctx context.Context, room, visitor string, payload json.
 	return in, created, err
 }
 
-// Get returns an intent by id, or ErrNotFound.
-func (o *Outbox) Get(ctx context.Context, id string) (Intent, error) { return o.store.Get(ctx, id) }
+// Get returns an intent by id, or ErrNotFound: this server's own, else
+// (with a view) one another server took, once it is in Kafka.
+func (o *Outbox) Get(ctx context.Context, id string) (Intent, error) {
+	in, err := o.store.Get(ctx, id)
+	if errors.Is(err, ErrNotFound) && o.view != nil {
+		return o.view.Get(ctx, id)
+	}
+	return in, err
+}
 
 // GetFor returns an intent only to its own visitor: another visitor gets
 // ErrNotFound, so ids cannot be probed.
 func (o *Outbox) GetFor(ctx context.Context, id, visitor string) (Intent, error) {
-	in, err := o.store.Get(ctx, id)
+	in, err := o.Get(ctx, id)
 	if err != nil {
 		return Intent{}, err
 	}
@@ -127,6 +148,9 @@ func (o *Outbox) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return o.relay.Run(ctx) })
 	g.Go(func() error { return o.results.Run(ctx) })
+	if o.view != nil {
+		g.Go(func() error { return o.view.Run(ctx) })
+	}
 	if err := g.Wait(); err != nil {
 		return fmt.Errorf("outbox: run: %w", err)
 	}
@@ -136,5 +160,9 @@ func (o *Outbox) Run(ctx context.Context) error {
 // Close closes the Kafka writer and then the store, which first commits
 // the writes it already took. Call it after Run returned.
 func (o *Outbox) Close() error {
-	return errors.Join(o.pub.Close(), o.store.Close())
+	err := errors.Join(o.pub.Close(), o.store.Close())
+	if o.view != nil {
+		err = errors.Join(err, o.view.Close())
+	}
+	return err
 }

@@ -16,6 +16,7 @@ type KafkaConfig struct {
 	Topic   string // DefaultIntentsTopic when empty
 	// WriteTimeout bounds one produce request; 0 means 10 s.
 	WriteTimeout time.Duration
+	Auth         KafkaAuth
 }
 
 // KafkaPublisher publishes intents with a kafka-go Writer: key room/visitor
@@ -41,6 +42,7 @@ func NewKafkaPublisher(cfg KafkaConfig) (*KafkaPublisher, error) {
 	}
 	return &KafkaPublisher{w: &kafka.Writer{
 		Addr:         kafka.TCP(cfg.Brokers...),
+		Transport:    cfg.Auth.Transport(),
 		Topic:        topic,
 		Balancer:     &kafka.Hash{},
 		RequiredAcks: kafka.RequireAll,

@@ -25,6 +25,7 @@ type ResultsConfig struct {
 	SessionTimeout time.Duration
 	Clock          clockwork.Clock
 	Logger         *slog.Logger
+	Auth           KafkaAuth
 	// OnApply, when set, hears each applied batch: messages read and
 	// intents they changed (metrics, tests).
 	OnApply func(messages, changed int)
@@ -68,6 +69,7 @@ func NewResultConsumer(store Store, cfg ResultsConfig) (*ResultConsumer, error) 
 	log := cfg.Logger
 	rc := kafka.ReaderConfig{
 		Brokers: cfg.Brokers,
+		Dialer:  cfg.Auth.Dialer(),
 		GroupID: cfg.GroupID,
 		Topic:   cfg.Topic,
 		// A new group starts at the beginning: results written before it

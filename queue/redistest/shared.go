@@ -1,10 +1,13 @@
 package redistest
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"sync"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 )
 
 var shared struct {
@@ -47,6 +50,9 @@ func Shared(tb testing.TB) *Server {
 //
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 func Main(m *testing.M) {
+	// go-redis prints every failed dial; tests that kill Redis would bury
+	// their own output under them. Failed calls still return their errors.
+	redis.SetLogger(quietRedis{})
 	code := m.Run()
 	stopShared()
 	os.Exit(code)
@@ -60,3 +66,7 @@ func stopShared() {
 		}
 	}
 }
+
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}

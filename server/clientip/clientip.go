@@ -71,3 +71,22 @@ func Bucket(ip string) string {
 	p, _ := a.Prefix(64)
 	return p.String()
 }
+
+// TrustedPeer reports whether the connection's peer (an http.Request's
+// RemoteAddr) is one of the trusted proxies.
+func TrustedPeer(trusted []netip.Prefix, remoteAddr string) bool {
+	if len(trusted) == 0 {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(remoteAddr)
+	if err != nil {
+		return false
+	}
+	a := ap.Addr().Unmap()
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}

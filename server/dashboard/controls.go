@@ -111,8 +111,9 @@ type drillStore interface {
 	SetDrill(ctx context.Context, on *bool) error
 }
 
-// handleDegrade: POST /admin/degrade mode=on|off|auto forces degraded mode
-// on or off for a drill, or returns it to the Redis checks. As the admin
+// handleDegrade: POST /admin/degrade mode=on|auto forces degraded mode on
+// for a drill, or ends the drill (back to the Redis checks; "off", from
+// older forms, ends it too: normal mode is never forced). As the admin
 // API's POST /admin/api/degrade, it applies here at once and reaches the
 // other servers through Redis when Redis answers.
 func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.HandlerFunc {
@@ -122,12 +123,12 @@ func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.Hand
 		}
 		var on *bool
 		switch mode := c.FormValue("mode"); mode {
-		case "on", "off":
-			b := mode == "on"
+		case "on":
+			b := true
 			on = &b
-		case "auto":
+		case "auto", "off":
 		default:
-			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on, off or auto"}, "")
+			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on or auto"}, "")
 		}
 		avail.Force(on)
 		shared := store.SetDrill(c.Request().Context(), on) == nil

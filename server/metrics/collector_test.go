@@ -56,16 +56,16 @@ func TestScrape(t *testing.T) {
 	m.KafkaPublishError()
 
 	want := `
-# HELP waitroom_room_waiting Visitors waiting in the line.
+# HELP waitroom_room_waiting Visitors waiting in the line. Read from Redis: every server reports the same deployment-wide value, so aggregate with max by (room), never sum.
 # TYPE waitroom_room_waiting gauge
 waitroom_room_waiting{room="sale"} 2
-# HELP waitroom_room_active Admitted visitors holding a checkout slot.
+# HELP waitroom_room_active Admitted visitors holding a checkout slot. Deployment-wide (from Redis): max by (room), never sum.
 # TYPE waitroom_room_active gauge
 waitroom_room_active{room="sale"} 1
-# HELP waitroom_room_entered_total Tickets created by enter.
+# HELP waitroom_room_entered_total Tickets created by enter. Deployment-wide (from Redis): max by (room), never sum.
 # TYPE waitroom_room_entered_total counter
 waitroom_room_entered_total{room="sale"} 3
-# HELP waitroom_room_admitted_total Tickets admitted (by the line, the fast track or an open room).
+# HELP waitroom_room_admitted_total Tickets admitted (by the line, the fast track or an open room). Deployment-wide (from Redis): max by (room), never sum.
 # TYPE waitroom_room_admitted_total counter
 waitroom_room_admitted_total{room="sale"} 1
 # HELP waitroom_room_line_open 1 while an adaptive room's line is open, 0 while it admits at once.

@@ -12,6 +12,8 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"github.com/segmentio/kafka-go"
+
+	"github.com/waitroom/waitroom/queue/outbox"
 )
 
 // Defaults for ConsumerConfig.
@@ -40,6 +42,7 @@ type ConsumerConfig struct {
 	Linger time.Duration
 	Clock  clockwork.Clock // paces the batches
 	Logger *slog.Logger
+	Auth   outbox.KafkaAuth // TLS and SASL, as waitroom's own clients
 }
 
 func (c *ConsumerConfig) defaults() error {
@@ -112,7 +115,7 @@ func NewConsumer(store *Store, cfg ConsumerConfig) (*Consumer, error) {
 	return &Consumer{
 		store: store, cfg: cfg, log: log,
 		reader: kafka.NewReader(kafka.ReaderConfig{
-			Brokers: cfg.Brokers, GroupID: cfg.GroupID, Topic: cfg.IntentsTopic,
+			Brokers: cfg.Brokers, GroupID: cfg.GroupID, Topic: cfg.IntentsTopic, Dialer: cfg.Auth.Dialer(),
 			// A new group starts at the oldest intent: those accepted before the
 			// shop first ran are orders too.
 			StartOffset: kafka.FirstOffset,
@@ -126,7 +129,7 @@ func NewConsumer(store *Store, cfg ConsumerConfig) (*Consumer, error) {
 			ErrorLogger: kafkaLog,
 		}),
 		writer: &kafka.Writer{
-			Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.ResultsTopic,
+			Addr: kafka.TCP(cfg.Brokers...), Topic: cfg.ResultsTopic, Transport: cfg.Auth.Transport(),
 			Balancer:     &kafka.Hash{},
 			RequiredAcks: kafka.RequireAll,
 			BatchSize:    cfg.BatchSize,

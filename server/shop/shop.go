@@ -18,6 +18,8 @@ import (
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/jonboulle/clockwork"
+
+	"github.com/waitroom/waitroom/queue/outbox"
 )
 
 // The drop the demo sells.
@@ -52,6 +54,7 @@ type Config struct {
 	BatchSize    int // intents taken at most per Interval
 	Interval     time.Duration
 	Clock        clockwork.Clock // paces the consumer
+	KafkaAuth    outbox.KafkaAuth
 }
 
 // Shop serves /shop and /shop/complete and consumes intents.
@@ -97,7 +100,7 @@ func Open(ctx context.Context, cfg Config) (*Shop, error) {
 		s.consumer, err = NewConsumer(store, ConsumerConfig{
 			Brokers: cfg.KafkaBrokers, IntentsTopic: cfg.IntentsTopic, ResultsTopic: cfg.ResultsTopic,
 			GroupID: cfg.GroupID, BatchSize: cfg.BatchSize, Interval: cfg.Interval,
-			Clock: cfg.Clock, Logger: cfg.Logger,
+			Clock: cfg.Clock, Logger: cfg.Logger, Auth: cfg.KafkaAuth,
 		})
 		if err != nil {
 			store.Close()
