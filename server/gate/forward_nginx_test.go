@@ -92,7 +92,7 @@ http {
 // checkout with deploy/nginx/waitroom.conf alone. A flash crowd of API
 // clients never puts more than capacity orders in flight at the checkout
 // and is admitted in the order it entered; a browser goes to the waiting
-// page and comes back with its token; forged, spent and spoofed
+// page and comes back with its token; forged, spent, copied and spoofed
 // credentials get nowhere.
 func TestForwardAuthBehindNginx(t *testing.T) {
 	const (
@@ -118,6 +118,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	s.AbandonAfterS = 120
 	s.Tiers = []queue.Tier{{MaxPosition: ptr[int64](50), IntervalMS: 100}, {IntervalMS: 500}}
 	s.Paused = true // until the crowd is in line
+	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	ctx := context.Background()
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)
@@ -328,6 +329,29 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 		t.Errorf("the checkout saw %d more orders, want none from forged or spent tokens", len(a)-before-1)
 	}
 
+	// A copied live token: the browser's, sent by another client as its
+	// cookie or as Bearer, is refused (that client is put in line), while
+	// the browser that holds it still passes.
+	for name, hdr := range map[string][]string{
+		"cookie": {"Cookie", "wr_token=" + tk.Token},
+		"bearer": {"Authorization", "Bearer " + tk.Token},
+	} {
+		res := get(noFollow(nil), "/checkout/order", append([]string{"Accept", "application/json"}, hdr...)...)
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+			t.Errorf("copied token as %s: %d (Retry-After %q), want 429 with Retry-After", name, res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	}
+	if a := arrivalsNow(); len(a) != before+1 {
+		t.Errorf("the checkout saw %d more orders, want none from a copied token", len(a)-before-1)
+	}
+	if got := get(b, "/checkout/order", "Accept", "application/json"); got.StatusCode != http.StatusCreated {
+		t.Errorf("the token's owner after the copies: %d, want the checkout's 201", got.StatusCode)
+	}
+	if a := arrivalsNow(); len(a) != before+2 || a[len(a)-1].ticket == "" {
+		t.Errorf("the checkout saw %d more orders, want the owner's one under its verified ticket", len(a)-before-1)
+	}
+	before++
+
 	// Waitroom gone: nginx fails closed with a 503 the client can retry.
 	wr.Close()
 	if res := get(noFollow(nil), "/checkout/order", "Accept", "application/json"); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
@@ -336,8 +360,6 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if a := arrivalsNow(); len(a) != before+1 {
 		t.Errorf("with waitroom down the checkout saw %d more orders, want none", len(a)-before-1)
 	}
-	// A copied live token (another visitor's wr_token) is refused once
-	// gatekit binds tokens to the visitor cookie; that lands separately.
 }
 
 func tokenCookie(jar http.CookieJar, public string) string {

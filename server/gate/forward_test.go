@@ -14,15 +14,15 @@ const forwardAuth = "/api/rooms/" + room + "/forward-auth"
 // for API clients, 425 before the turn, 200 with the verified headers.
 func TestForwardAuthAnswersAsTheGate(t *testing.T) {
 	f := newFixture(t, nil)
-	tk, tok := f.admit("alice")
-	res := f.do(client(nil), "GET", forwardAuth, "X-Forwarded-Uri: /checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+	tk, tok := f.admit(vid)
+	res := f.do(client(nil), "GET", forwardAuth, "X-Forwarded-Uri: /checkout/", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 	if res.status != http.StatusTooEarly || res.header.Get("Retry-After") == "" {
 		t.Fatalf("before the turn: %d %s, want 425", res.status, res.body)
 	}
 	f.clock.Advance(time.Second)
 	// Envoy ext_authz puts the visitor's path after the prefix.
 	res = f.do(client(nil), "GET", forwardAuth+"/checkout/pay", "Accept: application/json", "Authorization: Bearer "+tok,
-		"Waitroom-Ticket: forged")
+		owner, "Waitroom-Ticket: forged")
 	if res.status != http.StatusOK || res.header.Get("Waitroom-Ticket") != tk.ID || res.header.Get("Waitroom-Subject") == "" {
 		t.Fatalf("valid token: %d %v, want 200 with the verified ticket %s", res.status, res.header, tk.ID)
 	}
