@@ -197,7 +197,7 @@ func (f *ForwardAuth) gate(room string) *gatekit.Gate {
 		clear(f.gates)
 	}
 	g := gatekit.New(gatekit.Config{
-		Backend:    lineBackend{line: f.cfg.Line, room: room},
+		Backend:    newLineBackend(f.cfg.Line, room),
 		WaitingURL: f.cfg.PublicURL + "/rooms/" + room,
 		Cookies:    f.cookies,
 		Now:        f.cfg.Line.Now,
