@@ -75,3 +75,24 @@ func TestMiddlewarePassesTheProofOfWorkThrough(t *testing.T) {
 		}
 	})
 }
+
+// TestMiddlewarePassesPerClientLimitsThrough: waitroom's 429 over a
+// per-client limit reaches the client as such, with Retry-After, rather
+// than as waitroom being unreachable. (Every client of the middleware
+// comes from the shop's address, so a shop keeps these limits off or high.)
+func TestMiddlewarePassesPerClientLimitsThrough(t *testing.T) {
+	both(t, func(t *testing.T, kind string) {
+		f := newFixture(t, kind, func(s *queue.Settings) {
+			s.Paused = true
+			s.BotProtection.PlacesPerIP = 1
+		}, nil)
+		if res := f.do(jarClient(), "POST", "/api/orders", "Accept: application/json"); res.status != http.StatusTooManyRequests || res.json["ticket"] == nil {
+			t.Fatalf("first client: %d %s, want 429 in line with a ticket", res.status, res.body)
+		}
+		res := f.do(jarClient(), "POST", "/api/orders", "Accept: application/json")
+		e, _ := res.json["error"].(map[string]any)
+		if res.status != http.StatusTooManyRequests || e["code"] != "too_many_places" || res.header.Get("Retry-After") == "" || res.json["ticket"] != "" {
+			t.Fatalf("second client over places_per_ip: %d %s, want 429 too_many_places with Retry-After and no ticket", res.status, res.body)
+		}
+	})
+}
