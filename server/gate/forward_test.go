@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 const forwardAuth = "/api/rooms/" + room + "/forward-auth"
@@ -70,5 +72,23 @@ func TestForwardAuthRefusesBadQuestions(t *testing.T) {
 		if res.status != c.status || res.json["error"] == nil {
 			t.Errorf("%s %s: %d %s, want %d with an error body", c.path, c.hdr, res.status, res.body, c.status)
 		}
+	}
+}
+
+// TestForwardAuthHoldsClientsToTheRoomsLimits: forward auth enters API
+// clients itself, so the room's per-client limits count them as waitroom's
+// enter does (all the tests' clients are 127.0.0.1).
+func TestForwardAuthHoldsClientsToTheRoomsLimits(t *testing.T) {
+	f := newFixture(t, func(s *queue.Settings) {
+		s.Paused = true
+		s.BotProtection.PlacesPerIP = 1
+	})
+	ask := []string{"X-Forwarded-Uri: /api/orders", "X-Forwarded-Method: POST", "Accept: application/json"}
+	if res := f.do(browser(), "POST", forwardAuth, ask...); res.status != http.StatusTooManyRequests || res.json["ticket"] == nil {
+		t.Fatalf("first client: %d %s, want 429 in line with a ticket", res.status, res.body)
+	}
+	res := f.do(browser(), "POST", forwardAuth, ask...)
+	if e, _ := res.json["error"].(map[string]any); res.status != http.StatusTooManyRequests || e["code"] != "too_many_places" || res.json["ticket"] != "" {
+		t.Fatalf("second client from the same address: %d %s, want 429 too_many_places and no ticket", res.status, res.body)
 	}
 }
