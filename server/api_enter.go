@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -61,18 +60,9 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 	if err := limitEnter(c, line, room, s, identity); err != nil {
 		return ticketJSON{}, err
 	}
-	proof, refused := g.proof(s, room, identity, powPayload)
-	if refused != nil {
-		// A bad solution takes no new place, but a visitor who holds one
-		// still gets it back; anyone else hears what was wrong.
-		proof = queue.EntryProof{Required: true}
-	}
-	t, s, err := line.EnterWith(ctx, room, identity, proof)
-	if refused != nil && errors.Is(err, queue.ErrProofRequired) {
-		return ticketJSON{}, refused
-	}
+	t, s, err := g.Enter(ctx, line, s, room, identity, powPayload)
 	if err != nil {
-		return ticketJSON{}, g.enterError(s, room, identity, err)
+		return ticketJSON{}, err
 	}
 	return newTicketJSON(line, t, &s)
 }

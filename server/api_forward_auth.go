@@ -42,6 +42,7 @@ func handleForwardAuth(rooms roomGetter, fa forwardAuther) echo.HandlerFunc {
 			return errRoomNotFound
 		}
 		orig := gate.OriginalOf(c.Request().Header, c.Param("*"))
+		orig.Client = c.RealIP() // the proxy's X-Forwarded-For, when --trusted-proxies trusts it
 		if err := fa.Check(c.Response(), c.Request(), room, orig, refuse); err != nil {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Message: err.Error()}
 		}

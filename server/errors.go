@@ -44,9 +44,12 @@ func toAPIError(err error) *apiError {
 	var fe *queue.FieldError
 	var he *echo.HTTPError
 	var le *queue.LimitError
+	var pr *pow.Refusal
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &pr):
+		return powError(pr)
 	case errors.As(err, &le):
 		return limitError(le)
 	case errors.As(err, &fe):

@@ -45,7 +45,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		if err := limitEnter(c, line, room, s, identity); err != nil {
 			return err
 		}
-		proof, err := g.proof(s, room, identity, "")
+		proof, err := g.Proof(s, room, identity, "")
 		if err != nil {
 			return err
 		}

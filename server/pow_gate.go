@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"time"
 
@@ -16,96 +15,53 @@ import (
 const powLocalSpent = 100_000
 
 // powGate makes a new place cost a solved challenge when the room asks for
-// one (bot_protection.proof_of_work). Challenges are stateless; single use is
-// a mark in Redis (queue's enter script), or in this process while degraded.
+// one (bot_protection.proof_of_work): pow.Gate, shared with the gates, plus
+// what only waitroom does. Challenges are stateless; single use is a mark in
+// Redis (queue's enter script), or in this process while degraded.
 type powGate struct {
-	issuer *pow.Issuer
-	local  *pow.SpentSet
-	now    func() time.Time
+	pow.Gate
+	local *pow.SpentSet
+	now   func() time.Time
 }
 
 func newPowGate(line *queue.Line) powGate {
 	return powGate{
-		issuer: pow.NewIssuer(line.Keys().Derive("pow"), line.Now),
-		local:  pow.NewSpentSet(powLocalSpent),
-		now:    line.Now,
+		Gate:  pow.NewGate(line.Keys(), line.Now),
+		local: pow.NewSpentSet(powLocalSpent),
+		now:   line.Now,
 	}
-}
-
-// proof checks payload for a new place of identity in room. With protection
-// off a place costs nothing; with no payload, a place can only be one the
-// identity already holds.
-func (g powGate) proof(s queue.Settings, room, identity, payload string) (queue.EntryProof, error) {
-	if !s.BotProtection.PowOn() {
-		return queue.EntryProof{}, nil
-	}
-	if payload == "" {
-		return queue.EntryProof{Required: true}, nil
-	}
-	p, err := g.issuer.Verify(payload, room, identity)
-	if err != nil {
-		return queue.EntryProof{}, g.refuse(s, room, identity, err)
-	}
-	return queue.EntryProof{Required: true, ID: p.ID, Expires: p.Expires}, nil
 }
 
 // spendLocal is single use while Redis is down: per server only.
 func (g powGate) spendLocal(s queue.Settings, room, identity, payload string) error {
-	p, err := g.proof(s, room, identity, payload)
+	p, err := g.Proof(s, room, identity, payload)
 	if err != nil || !p.Required {
 		return err
 	}
 	if p.ID == "" {
-		return g.refuse(s, room, identity, queue.ErrProofRequired)
+		return g.Refuse(s, room, identity, queue.ErrProofRequired)
 	}
 	ok, full := g.local.Spend(room+"/"+p.ID, p.Expires, g.now())
 	if full {
 		return errUnavailable
 	}
 	if !ok {
-		return g.refuse(s, room, identity, queue.ErrProofSpent)
+		return g.Refuse(s, room, identity, queue.ErrProofSpent)
 	}
 	return nil
 }
 
-// refuse answers a place refused for want of work, with a fresh challenge
-// beside the error so the client can solve it and try again at once.
-func (g powGate) refuse(s queue.Settings, room, identity string, why error) error {
-	status, code, msg := http.StatusForbidden, "challenge_required", "this room asks for a proof of work: solve the challenge and enter again with it"
-	switch {
-	case errors.Is(why, pow.ErrMalformed):
-		status, code, msg = http.StatusBadRequest, "challenge_malformed", "pow: not a solution payload (base64 of {challenge, solution})"
-	case errors.Is(why, pow.ErrForged):
-		code, msg = "challenge_forged", "pow: the challenge was not issued by this waiting room"
-	case errors.Is(why, pow.ErrExpired):
-		code, msg = "challenge_expired", "pow: the challenge has expired; solve the new one"
-	case errors.Is(why, pow.ErrWrongRoom):
-		code, msg = "challenge_wrong_room", "pow: the challenge is for another room"
-	case errors.Is(why, pow.ErrWrongVisitor):
-		code, msg = "challenge_wrong_visitor", "pow: the challenge was issued to another visitor"
-	case errors.Is(why, pow.ErrWrongSolution):
-		code, msg = "challenge_wrong_solution", "pow: the solution does not solve the challenge"
-	case errors.Is(why, queue.ErrProofSpent):
-		code, msg = "challenge_spent", "pow: this solution was already used; solve the new challenge"
+// powError is a refusal for want of work as an answer, with the fresh
+// challenge beside the error.
+func powError(r *pow.Refusal) *apiError {
+	ae := &apiError{Status: http.StatusForbidden, Code: r.Code, Message: r.Message, challenge: &r.Challenge}
+	if r.Malformed {
+		ae.Status = http.StatusBadRequest
 	}
-	ae := &apiError{Status: status, Code: code, Message: msg}
-	if code != "challenge_required" {
+	if r.Code != pow.CodeRequired {
 		ae.Field = "pow"
 	}
-	ch, err := g.issuer.Issue(room, identity, s.BotProtection.PowCost)
-	if err != nil {
-		return err
-	}
-	ae.challenge = &ch
 	return ae
-}
-
-// enterError turns the line's refusals for want of work into answers.
-func (g powGate) enterError(s queue.Settings, room, identity string, err error) error {
-	if errors.Is(err, queue.ErrProofRequired) || errors.Is(err, queue.ErrProofSpent) {
-		return g.refuse(s, room, identity, err)
-	}
-	return err
 }
 
 // challengeRooms is what the challenge handler needs: the room, from the
@@ -134,7 +90,7 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err != nil {
 			return err
 		}
-		ch, err := g.issuer.Issue(room, identity, s.BotProtection.PowCost)
+		ch, err := g.Issuer.Issue(room, identity, s.BotProtection.PowCost)
 		if err != nil {
 			return err
 		}

@@ -24,18 +24,14 @@ func withClient(h http.Handler, ip func(*http.Request) string) http.Handler {
 	})
 }
 
-// limitClient holds the request's client to the room's limits before
+// limitClient holds the request's client to the room's limits (s) before
 // identity enters; a refusal comes back as *gatekit.Limited.
-func (b lineBackend) limitClient(ctx context.Context, identity string) error {
+func (b lineBackend) limitClient(ctx context.Context, s *queue.Settings, identity string) error {
 	bucket, ok := ctx.Value(clientKey{}).(string)
 	if !ok {
 		return nil
 	}
-	s, err := b.line.Room(ctx, b.room)
-	if err != nil {
-		return fmt.Errorf("gate: enter: %w", err)
-	}
-	err = b.line.LimitClient(ctx, b.room, &s, bucket, identity)
+	err := b.line.LimitClient(ctx, b.room, s, bucket, identity)
 	var le *queue.LimitError
 	if errors.As(err, &le) {
 		return &gatekit.Limited{Code: le.Code(), Message: le.Explain(), RetryAfter: le.RetryAfter}

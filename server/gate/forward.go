@@ -2,6 +2,7 @@ package gate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
 
@@ -97,6 +99,9 @@ type Original struct {
 	Method string // "" for the auth request's own
 	URI    string // path and query; "" for "/"
 	Host   string // "" for the auth request's own
+	// Client is the visitor's address, for the room's per-client limits
+	// when the gate enters it: the caller's RealIP. "" counts no client.
+	Client string
 }
 
 // OriginalOf reads the visitor's request from the headers proxies send:
@@ -133,6 +138,9 @@ func (f *ForwardAuth) Check(w http.ResponseWriter, r *http.Request, room string,
 	visit, err := visitorRequest(r, orig)
 	if err != nil {
 		return fmt.Errorf("gate: forward auth: %w", err)
+	}
+	if orig.Client != "" {
+		visit = visit.WithContext(context.WithValue(visit.Context(), clientKey{}, clientip.Bucket(orig.Client)))
 	}
 	rec := &recorder{header: http.Header{}}
 	pass := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -197,7 +205,7 @@ func (f *ForwardAuth) gate(room string) *gatekit.Gate {
 		clear(f.gates)
 	}
 	g := gatekit.New(gatekit.Config{
-		Backend:    lineBackend{line: f.cfg.Line, room: room},
+		Backend:    newLineBackend(f.cfg.Line, room),
 		WaitingURL: f.cfg.PublicURL + "/rooms/" + room,
 		Cookies:    f.cookies,
 		Now:        f.cfg.Line.Now,

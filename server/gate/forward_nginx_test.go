@@ -21,6 +21,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/tooltest"
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -92,7 +93,7 @@ http {
 // checkout with deploy/nginx/waitroom.conf alone. A flash crowd of API
 // clients never puts more than capacity orders in flight at the checkout
 // and is admitted in the order it entered; a browser goes to the waiting
-// page and comes back with its token; forged, spent and spoofed
+// page and comes back with its token; forged, spent, copied and spoofed
 // credentials get nowhere.
 func TestForwardAuthBehindNginx(t *testing.T) {
 	const (
@@ -118,6 +119,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	s.AbandonAfterS = 120
 	s.Tiers = []queue.Tier{{MaxPosition: ptr[int64](50), IntervalMS: 100}, {IntervalMS: 500}}
 	s.Paused = true // until the crowd is in line
+	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	ctx := context.Background()
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)
@@ -328,6 +330,87 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 		t.Errorf("the checkout saw %d more orders, want none from forged or spent tokens", len(a)-before-1)
 	}
 
+	// A copied live token: the browser's, sent by another client as its
+	// cookie or as Bearer, is refused (that client is put in line), while
+	// the browser that holds it still passes.
+	for name, hdr := range map[string][]string{
+		"cookie": {"Cookie", "wr_token=" + tk.Token},
+		"bearer": {"Authorization", "Bearer " + tk.Token},
+	} {
+		res := get(noFollow(nil), "/checkout/order", append([]string{"Accept", "application/json"}, hdr...)...)
+		if res.StatusCode != http.StatusTooManyRequests || res.Header.Get("Retry-After") == "" {
+			t.Errorf("copied token as %s: %d (Retry-After %q), want 429 with Retry-After", name, res.StatusCode, res.Header.Get("Retry-After"))
+		}
+	}
+	if a := arrivalsNow(); len(a) != before+1 {
+		t.Errorf("the checkout saw %d more orders, want none from a copied token", len(a)-before-1)
+	}
+	if got := get(b, "/checkout/order", "Accept", "application/json"); got.StatusCode != http.StatusCreated {
+		t.Errorf("the token's owner after the copies: %d, want the checkout's 201", got.StatusCode)
+	}
+	if a := arrivalsNow(); len(a) != before+2 || a[len(a)-1].ticket == "" {
+		t.Errorf("the checkout saw %d more orders, want the owner's one under its verified ticket", len(a)-before-1)
+	}
+	before++
+
+	// With proof of work on, an API client without a place gets the
+	// challenge through nginx and no place; its solution in X-Waitroom-Pow
+	// reaches waitroom through the subrequest and buys the place (in line:
+	// the room is paused).
+	s.BotProtection.ProofOfWork, s.BotProtection.PowCost = queue.ProofOfWorkOn, 4
+	if err := line.PutRoom(ctx, room, s); err != nil {
+		t.Fatal(err)
+	}
+	powJar, _ := cookiejar.New(nil)
+	solver := noFollow(powJar)
+	ask := func(hdr ...string) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", public+"/checkout/order", nil)
+		req.Header.Set("Accept", "application/json")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		res, err := solver.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var body map[string]any
+		if err := json.NewDecoder(res.Body).Decode(&body); err != nil {
+			t.Fatalf("status %d: %v", res.StatusCode, err)
+		}
+		return res.StatusCode, body
+	}
+	placesBefore, err := line.Store().Stats(ctx, room, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, body := ask()
+	if e, _ := body["error"].(map[string]any); status != http.StatusForbidden || e["code"] != "challenge_required" || body["challenge"] == nil {
+		t.Fatalf("API client with proof of work on: %d %v, want 403 challenge_required with a challenge", status, body)
+	}
+	raw, _ := json.Marshal(body["challenge"])
+	var ch pow.Challenge
+	if err := json.Unmarshal(raw, &ch); err != nil {
+		t.Fatal(err)
+	}
+	solved, err := pow.Solve(ctx, ch, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := ask("X-Waitroom-Pow", "not a payload"); status != http.StatusBadRequest || body["challenge"] == nil {
+		t.Errorf("a malformed solution through nginx: %d %v, want 400 with a fresh challenge", status, body)
+	}
+	if places, err := line.Store().Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal {
+		t.Fatalf("without a solution: %d places taken (%v), want none", places.EnteredTotal-placesBefore.EnteredTotal, err)
+	}
+	if status, body := ask("X-Waitroom-Pow", solved.Encode()); status != http.StatusTooManyRequests || body["ticket"] == nil {
+		t.Fatalf("with the solution through nginx: %d %v, want 429 in line with its ticket", status, body)
+	}
+	if places, err := line.Store().Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal+1 {
+		t.Errorf("with the solution: %d places taken (%v), want 1", places.EnteredTotal-placesBefore.EnteredTotal, err)
+	}
+
 	// Waitroom gone: nginx fails closed with a 503 the client can retry.
 	wr.Close()
 	if res := get(noFollow(nil), "/checkout/order", "Accept", "application/json"); res.StatusCode != http.StatusServiceUnavailable || res.Header.Get("Retry-After") == "" {
@@ -336,8 +419,6 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if a := arrivalsNow(); len(a) != before+1 {
 		t.Errorf("with waitroom down the checkout saw %d more orders, want none", len(a)-before-1)
 	}
-	// A copied live token (another visitor's wr_token) is refused once
-	// gatekit binds tokens to the visitor cookie; that lands separately.
 }
 
 func tokenCookie(jar http.CookieJar, public string) string {

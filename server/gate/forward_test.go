@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 const forwardAuth = "/api/rooms/" + room + "/forward-auth"
@@ -14,15 +16,15 @@ const forwardAuth = "/api/rooms/" + room + "/forward-auth"
 // for API clients, 425 before the turn, 200 with the verified headers.
 func TestForwardAuthAnswersAsTheGate(t *testing.T) {
 	f := newFixture(t, nil)
-	tk, tok := f.admit("alice")
-	res := f.do(client(nil), "GET", forwardAuth, "X-Forwarded-Uri: /checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+	tk, tok := f.admit(vid)
+	res := f.do(client(nil), "GET", forwardAuth, "X-Forwarded-Uri: /checkout/", "Accept: application/json", "Authorization: Bearer "+tok, owner)
 	if res.status != http.StatusTooEarly || res.header.Get("Retry-After") == "" {
 		t.Fatalf("before the turn: %d %s, want 425", res.status, res.body)
 	}
 	f.clock.Advance(time.Second)
 	// Envoy ext_authz puts the visitor's path after the prefix.
 	res = f.do(client(nil), "GET", forwardAuth+"/checkout/pay", "Accept: application/json", "Authorization: Bearer "+tok,
-		"Waitroom-Ticket: forged")
+		owner, "Waitroom-Ticket: forged")
 	if res.status != http.StatusOK || res.header.Get("Waitroom-Ticket") != tk.ID || res.header.Get("Waitroom-Subject") == "" {
 		t.Fatalf("valid token: %d %v, want 200 with the verified ticket %s", res.status, res.header, tk.ID)
 	}
@@ -70,5 +72,23 @@ func TestForwardAuthRefusesBadQuestions(t *testing.T) {
 		if res.status != c.status || res.json["error"] == nil {
 			t.Errorf("%s %s: %d %s, want %d with an error body", c.path, c.hdr, res.status, res.body, c.status)
 		}
+	}
+}
+
+// TestForwardAuthHoldsClientsToTheRoomsLimits: forward auth enters API
+// clients itself, so the room's per-client limits count them as waitroom's
+// enter does (all the tests' clients are 127.0.0.1).
+func TestForwardAuthHoldsClientsToTheRoomsLimits(t *testing.T) {
+	f := newFixture(t, func(s *queue.Settings) {
+		s.Paused = true
+		s.BotProtection.PlacesPerIP = 1
+	})
+	ask := []string{"X-Forwarded-Uri: /api/orders", "X-Forwarded-Method: POST", "Accept: application/json"}
+	if res := f.do(browser(), "POST", forwardAuth, ask...); res.status != http.StatusTooManyRequests || res.json["ticket"] == nil {
+		t.Fatalf("first client: %d %s, want 429 in line with a ticket", res.status, res.body)
+	}
+	res := f.do(browser(), "POST", forwardAuth, ask...)
+	if e, _ := res.json["error"].(map[string]any); res.status != http.StatusTooManyRequests || e["code"] != "too_many_places" || res.json["ticket"] != "" {
+		t.Fatalf("second client from the same address: %d %s, want 429 too_many_places and no ticket", res.status, res.body)
 	}
 }

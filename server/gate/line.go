@@ -2,10 +2,14 @@ package gate
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
@@ -13,7 +17,7 @@ import (
 // Line is what the proxy needs of waitroom's in-process line; *queue.Line
 // has it. Verifying in process also refuses completed and reclaimed tokens.
 type Line interface {
-	Enter(ctx context.Context, room, identity string) (queue.Ticket, queue.Settings, error)
+	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
@@ -26,10 +30,17 @@ type Line interface {
 
 var _ Line = (*queue.Line)(nil)
 
-// lineBackend is the line as the gate's backend for one room.
+// lineBackend is the line as the gate's backend for one room. It enters API
+// clients itself, so it asks them for the room's proof of work as
+// waitroom's enter does.
 type lineBackend struct {
 	line Line
 	room string
+	work pow.Gate
+}
+
+func newLineBackend(line Line, room string) lineBackend {
+	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now)}
 }
 
 // Verify checks the token, then that visitor holds it. The gate runs on
@@ -102,11 +113,20 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 	return gatekit.Verdict{Valid: true, Ticket: c.TicketID, Subject: c.Subject, NotBefore: c.NotBefore, ExpiresAt: c.ExpiresAt}
 }
 
-func (b lineBackend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, error) {
-	if err := b.limitClient(ctx, queue.VisitorIdentity(visitor)); err != nil {
+func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (gatekit.Ticket, error) {
+	identity := queue.VisitorIdentity(visitor)
+	s, err := b.line.Room(ctx, b.room)
+	if err != nil {
+		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+	}
+	if err := b.limitClient(ctx, &s, identity); err != nil {
 		return gatekit.Ticket{}, err
 	}
-	t, s, err := b.line.Enter(ctx, b.room, queue.VisitorIdentity(visitor))
+	t, s, err := b.work.Enter(ctx, b.line, s, b.room, identity, payload)
+	var refused *pow.Refusal
+	if errors.As(err, &refused) {
+		return gatekit.Ticket{}, challenged(refused)
+	}
 	if err != nil {
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
 	}
@@ -122,6 +142,23 @@ func (b lineBackend) Enter(ctx context.Context, visitor string) (gatekit.Ticket,
 		out.OrderableAt = t.OrderableAt
 	}
 	return out, nil
+}
+
+// challenged is a refusal for want of work as the gate answers it: the same
+// status, code and challenge as waitroom's enter.
+func challenged(r *pow.Refusal) error {
+	ch, err := json.Marshal(r.Challenge)
+	if err != nil {
+		return fmt.Errorf("gate: enter: %w", err)
+	}
+	out := &gatekit.Challenged{Status: http.StatusForbidden, Code: r.Code, Message: r.Message, Challenge: ch}
+	if r.Malformed {
+		out.Status = http.StatusBadRequest
+	}
+	if r.Code != pow.CodeRequired {
+		out.Field = "pow"
+	}
+	return out
 }
 
 func (b lineBackend) Complete(ctx context.Context, tok string) error {

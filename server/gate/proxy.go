@@ -77,7 +77,7 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	}
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	g := gatekit.New(gatekit.Config{
-		Backend:    lineBackend{line: cfg.Line, room: cfg.Room},
+		Backend:    newLineBackend(cfg.Line, cfg.Room),
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,

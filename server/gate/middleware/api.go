@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,15 +49,31 @@ type ticketWire struct {
 }
 
 // Enter enters the line for an API client under the middleware's own
-// visitor id, sent as waitroom's visitor cookie.
-func (b *backend) Enter(ctx context.Context, visitor string) (gatekit.Ticket, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.roomURL("/enter"), nil)
+// visitor id, sent as waitroom's visitor cookie, with the client's solved
+// challenge (pow) if it sent one. Waitroom's refusals for want of work and
+// over a per-client limit go back to the client as waitroom gave them.
+func (b *backend) Enter(ctx context.Context, visitor, pow string) (gatekit.Ticket, error) {
+	var body io.Reader
+	if pow != "" {
+		data, _ := json.Marshal(map[string]string{"pow": pow})
+		body = bytes.NewReader(data)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.roomURL("/enter"), body)
 	if err != nil {
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.AddCookie(&http.Cookie{Name: gatekit.VisitorCookie, Value: visitor})
 	var w ticketWire
 	if err := b.do(req, &w); err != nil {
+		var we *waitroomError
+		if errors.As(err, &we) {
+			if refusal := we.forClient(); refusal != nil {
+				return gatekit.Ticket{}, refusal
+			}
+		}
 		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
 	}
 	t := gatekit.Ticket{ID: w.Ticket, State: w.State, Position: w.Position, Waiting: w.Waiting,
@@ -156,16 +174,46 @@ func (b *backend) do(req *http.Request, out any) error {
 		return err
 	}
 	if res.StatusCode != http.StatusOK {
-		var e struct {
-			Error struct {
-				Code string `json:"code"`
-			} `json:"error"`
-		}
-		_ = json.Unmarshal(data, &e)
-		return fmt.Errorf("waitroom answered %d %s", res.StatusCode, e.Error.Code)
+		e := &waitroomError{status: res.StatusCode, retryAfter: res.Header.Get("Retry-After")}
+		_ = json.Unmarshal(data, &e.body)
+		return e
 	}
 	if out == nil {
 		return nil
 	}
 	return json.Unmarshal(data, out)
+}
+
+// waitroomError is an answer of waitroom's other than 200.
+type waitroomError struct {
+	status     int
+	retryAfter string
+	body       struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+			Field   string `json:"field"`
+		} `json:"error"`
+		Challenge json.RawMessage `json:"challenge"`
+	}
+}
+
+func (e *waitroomError) Error() string {
+	return fmt.Sprintf("waitroom answered %d %s", e.status, e.body.Error.Code)
+}
+
+// forClient is the refusal the client itself is to get: a place that needs
+// work (the challenge is bound to the client's visitor id, which it keeps
+// in the middleware's cookie) or a per-client limit; nil for the others.
+func (e *waitroomError) forClient() error {
+	b := e.body.Error
+	switch {
+	case (e.status == http.StatusForbidden || e.status == http.StatusBadRequest) && len(e.body.Challenge) > 0 &&
+		json.Valid(e.body.Challenge) && bytes.HasPrefix(e.body.Challenge, []byte("{")):
+		return &gatekit.Challenged{Status: e.status, Code: b.Code, Message: b.Message, Field: b.Field, Challenge: e.body.Challenge}
+	case e.status == http.StatusTooManyRequests && b.Code != "":
+		secs, _ := strconv.Atoi(e.retryAfter)
+		return &gatekit.Limited{Code: b.Code, Message: b.Message, RetryAfter: time.Duration(min(max(secs, 1), 3600)) * time.Second}
+	}
+	return nil
 }

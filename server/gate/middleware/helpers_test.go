@@ -56,8 +56,8 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 
 	s := queue.DefaultSettings()
 	s.BatchSize = 100
-	// The middleware enters for API clients over HTTP and does not solve
-	// proof-of-work challenges (yet): its rooms keep it off.
+	// Proof of work off, as the tests are not about it; pow_test.go turns
+	// it on.
 	s.BotProtection.ProofOfWork = queue.ProofOfWorkOff
 	if edit != nil {
 		edit(&s)

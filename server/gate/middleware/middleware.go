@@ -17,6 +17,9 @@
 // is the same random 128-bit id waitroom would have set). A visitor who
 // uses both the waiting page and the API therefore holds two tickets; a
 // shop with logins that wants one can give waitroom user tokens instead.
+// While the room's proof of work is on, a client without a place gets
+// waitroom's 403 challenge (bound to that id) and sends the solution back
+// in X-Waitroom-Pow, which the middleware passes on to waitroom's enter.
 //
 // A token belongs to one visitor: it passes offline when its sub is the
 // hash of this visitor's wr_vid (the middleware entered the line for it);

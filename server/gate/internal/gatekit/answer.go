@@ -27,6 +27,22 @@ type waitBody struct {
 type errorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// writeChallenge answers as waitroom's enter does when a place needs work:
+// the error, and the challenge beside it (never cached: it is one client's).
+func writeChallenge(w http.ResponseWriter, ch *Challenged, waitingURL string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	b, _ := json.Marshal(struct {
+		Error          errorBody       `json:"error"`
+		Challenge      json.RawMessage `json:"challenge"`
+		WaitingRoomURL string          `json:"waiting_room_url"`
+	}{errorBody{Code: ch.Code, Message: ch.Message, Field: ch.Field}, ch.Challenge, waitingURL})
+	w.WriteHeader(ch.Status)
+	_, _ = w.Write(append(b, '\n'))
 }
 
 // Codes of the gate's answers.

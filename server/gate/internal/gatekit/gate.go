@@ -7,6 +7,7 @@ package gatekit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -64,14 +65,32 @@ type Limited struct {
 
 func (e *Limited) Error() string { return e.Code + ": " + e.Message }
 
+// HeaderPow is where an API client sends a solved proof-of-work challenge
+// (the payload waitroom's enter takes as "pow") for a new place.
+const HeaderPow = "X-Waitroom-Pow"
+
+// Challenged is a Backend's refusal to enter a client that has to prove
+// work first (the room's proof of work is on): the client gets Status (403,
+// or 400 for a payload that is not one) with waitroom's error and the
+// challenge beside it, to solve and send back in HeaderPow.
+type Challenged struct {
+	Status               int
+	Code, Message, Field string
+	Challenge            json.RawMessage
+}
+
+func (e *Challenged) Error() string { return e.Code + ": " + e.Message }
+
 // Backend is the waiting room as a gate uses it.
 type Backend interface {
 	// Verify checks an entry token for this gate's room, and that visitor
 	// (the gate's visitor cookie) may use it: a token belongs to one
 	// visitor, and a copy sent by anyone else is refused (ReasonOtherHolder).
 	Verify(ctx context.Context, tok, visitor string) (Verdict, error)
-	// Enter gives the visitor its live ticket, or a new one at the back.
-	Enter(ctx context.Context, visitor string) (Ticket, error)
+	// Enter gives the visitor its live ticket, or a new one at the back;
+	// pow is the client's solved challenge ("" for none), which a new
+	// place needs while the room's proof of work is on (else *Challenged).
+	Enter(ctx context.Context, visitor, pow string) (Ticket, error)
 	// Complete frees the token's slot: the visitor is done with checkout.
 	Complete(ctx context.Context, tok string) error
 }
@@ -208,11 +227,16 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		g.toWaitingPage(w, r)
 		return
 	}
-	t, err := g.cfg.Backend.Enter(ctx, vid)
+	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))
 	if stale && (err != nil || t.State != StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
 	}
 	var lim *Limited
+	var ch *Challenged
+	if errors.As(err, &ch) {
+		writeChallenge(w, ch, g.cfg.WaitingURL)
+		return
+	}
 	if errors.As(err, &lim) {
 		writeJSON(w, http.StatusTooManyRequests, max(lim.RetryAfter, time.Second), waitBody{
 			Error: errorBody{Code: lim.Code, Message: lim.Message}, WaitingRoomURL: g.cfg.WaitingURL,
