@@ -24,9 +24,14 @@ type powGate struct {
 	now    func() time.Time
 }
 
-func newPowGate(line *queue.Line) powGate {
+// errNoChallenge: the pool of ready challenges is empty (someone asks for
+// many); the page's script asks again after Retry-After.
+var errNoChallenge = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable",
+	Message: "pow: no challenge is ready; retry in a second", RetryAfter: time.Second}
+
+func newPowGate(line *queue.Line, keys pow.Keys) powGate {
 	return powGate{
-		issuer: pow.NewIssuer(line.Keys().Derive("pow"), line.Now),
+		issuer: pow.NewIssuer(line.Keys().Derive("pow"), line.Now).From(keys),
 		local:  pow.NewSpentSet(powLocalSpent),
 		now:    line.Now,
 	}
@@ -92,12 +97,22 @@ func (g powGate) refuse(s queue.Settings, room, identity string, why error) erro
 	if code != "challenge_required" {
 		ae.Field = "pow"
 	}
-	ch, err := g.issuer.Issue(room, identity, s.BotProtection.PowCost)
+	ch, err := g.issue(s, room, identity)
 	if err != nil {
 		return err
 	}
 	ae.challenge = &ch
 	return ae
+}
+
+// issue is a challenge from the pool, or errNoChallenge when it is empty:
+// never scrypt in the request.
+func (g powGate) issue(s queue.Settings, room, identity string) (pow.Challenge, error) {
+	ch, err := g.issuer.Issue(room, identity, s.BotProtection.PowCost)
+	if errors.Is(err, pow.ErrNoChallenge) {
+		return ch, errNoChallenge
+	}
+	return ch, err
 }
 
 // enterError turns the line's refusals for want of work into answers.
@@ -134,7 +149,7 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err != nil {
 			return err
 		}
-		ch, err := g.issuer.Issue(room, identity, s.BotProtection.PowCost)
+		ch, err := g.issue(s, room, identity)
 		if err != nil {
 			return err
 		}

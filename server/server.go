@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/push"
@@ -44,6 +45,11 @@ type Config struct {
 	// Limits bound what one client can hold open; zero values are no limit
 	// (cmd/waitroom's flags give the production defaults).
 	Limits Limits
+	// PowPool sizes the pool of proof-of-work challenges made ahead of
+	// time, which Run refills at PowPool.Rate scrypt runs a second.
+	PowPool pow.PoolOptions
+	// PowKeys, when set, replaces that pool (tests: pow.Inline{}).
+	PowKeys pow.Keys
 	// AdminFailures counts wrong admin tokens, shared with the dashboard's
 	// sign-in and across servers (throttle.New on Redis); nil counts on
 	// this server only.
@@ -56,6 +62,8 @@ type Server struct {
 	line *queue.Line
 	hub  *push.Hub
 	log  *slog.Logger
+	// pow is the pool of challenges Run refills; nil when Config.PowKeys replaces it.
+	pow *pow.Pool
 	// pageError renders an error as a page for browser routes; nil until pages exist.
 	pageError func(c echo.Context, status int, message string) error
 }
@@ -93,7 +101,15 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
-	work := newPowGate(line)
+	keys := cfg.PowKeys
+	if keys == nil {
+		if cfg.PowPool.Warm == 0 {
+			cfg.PowPool.Warm = queue.DefaultPowCost
+		}
+		s.pow = pow.NewPool(cfg.PowPool)
+		keys = s.pow
+	}
+	work := newPowGate(line, keys)
 
 	e.GET("/healthz", handleHealthz)
 	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping)))
@@ -169,7 +185,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Run pushes updates to open pages until ctx ends: the hub's tier loop, fed
+// Run pushes updates to open pages, and refills the pool of proof-of-work
+// challenges, until ctx ends: the hub's tier loop, fed
 // by admissions and settings changes announced through Redis by any server.
 func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
@@ -177,6 +194,9 @@ func (s *Server) Run(ctx context.Context) error {
 	g.Go(func() error {
 		return s.line.Store().Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
 	})
+	if s.pow != nil {
+		g.Go(func() error { return s.pow.Run(ctx) })
+	}
 	return g.Wait()
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/clientip"
@@ -147,6 +148,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		TrustedProxies: cfg.TrustedProxies,
 		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
 		AdminFailures:  adminFailures,
+		PowPool:        pow.PoolOptions{Size: cfg.PowPoolSize, Rate: cfg.PowPoolRate},
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
