@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -53,7 +54,7 @@ func newDegradedEnvWith(t *testing.T, edit func(*server.Config)) *degradedEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob}
+	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob, PowKeys: pow.Inline{}}
 	if edit != nil {
 		edit(&cfg)
 	}
