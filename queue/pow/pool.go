@@ -189,15 +189,18 @@ func (p *Pool) Run(ctx context.Context) error {
 				continue
 			}
 		}
+		start := p.opt.Clock.Now()
 		k, err := NewKey(cost, p.opt.Derive)
 		p.derived.Add(1)
 		if err == nil {
 			p.put(k)
 		}
+		// The next run starts an interval after this one started: Rate a
+		// second while a run takes less than the interval.
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-p.opt.Clock.After(every):
+		case <-p.opt.Clock.After(every - p.opt.Clock.Since(start)):
 		}
 	}
 }
