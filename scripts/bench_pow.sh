@@ -8,7 +8,8 @@
 # place. It stops everything it started.
 #
 # Knobs (environment): DURATION (30s), CONCURRENCY (2: attackers at once),
-# KEEP=1 (keep the work directory).
+# FLOOD_ONLY=1 (only the script that does not solve), KEEP=1 (keep the work
+# directory).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -80,6 +81,12 @@ echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | s
 echo "load:   $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 
+# cpu_s: the CPU seconds (user + system) the waitroom process has used.
+cpu_s() {
+	awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15) / hz }' "/proc/$waitroom_pid/stat"
+}
+
+if [[ ${FLOOD_ONLY:-0} != 1 ]]; then
 echo
 echo "== attacker: $CONCURRENCY at once, each solution on $(nproc) cores, $DURATION, default cost"
 timeout 600 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --room powbench --reset \
@@ -96,10 +103,17 @@ timeout 120 "$work/loadgen" --url "$base" --admin-token "$ADMIN_TOKEN" --room po
 cat "$work/honest.txt"
 # Everyone waits (one slot, a tick a minute), so the newcomer is last in line.
 echo "honest visitor's place: $(sed -n 's/.*"waiting_after":\([0-9]*\).*/\1/p' "$work/honest.json")"
+else
+curl -sf -X PUT -H "Authorization: Bearer $ADMIN_TOKEN" -H 'Content-Type: application/json' \
+	-d '{"bot_protection": {"proof_of_work": "on"}}' "$base/admin/api/rooms/powbench" >/dev/null
+fi
 
 echo
-echo "== a script that does not solve: fresh visitors, 10s (every answer is a refusal with a new challenge)"
+echo "== a script that does not solve: fresh visitors, 10s (every answer is a refusal: a new challenge, or 503 when none is ready)"
+cpu0=$(cpu_s)
+start=$(date +%s.%N)
 timeout 120 "$work/loadgen" --url "$base" --room powbench --concurrency 50 --requests 1000000 \
 	--warmup 1s --duration 10s --json >"$work/flood.json" 2>"$work/flood.txt"
 cat "$work/flood.txt"
+echo "waitroom CPU during the flood: $(awk -v a="$cpu0" -v b="$(cpu_s)" -v t0="$start" -v t1="$(date +%s.%N)" 'BEGIN { printf "%.2f s over %.1f s wall: %.2f cores", b - a, t1 - t0, (b - a) / (t1 - t0) }')"
 echo "places in line after the flood: $(redis-cli -p "$redis_port" --no-raw zcard '{powbench}:q' | tr -dc 0-9)"

@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -51,7 +52,7 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 	clock := clockwork.NewFakeClockAt(t0)
 	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
-	srv := server.New(line, server.Config{AdminToken: adminToken,
+	srv := server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{},
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	ts := httptest.NewServer(checkedByOpenAPI(t, srv))
 	t.Cleanup(ts.Close)

@@ -16,6 +16,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/kafkatest"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -68,7 +69,7 @@ func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, key
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob}
+	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob, PowKeys: pow.Inline{}}
 	if edit != nil {
 		edit(&cfg)
 	}

@@ -24,9 +24,14 @@ type powGate struct {
 	now   func() time.Time
 }
 
-func newPowGate(line *queue.Line) powGate {
+// errNoChallenge: the pool of ready challenges is empty (someone asks for
+// many); the page's script asks again after Retry-After.
+var errNoChallenge = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable",
+	Message: "pow: no challenge is ready; retry in a second", RetryAfter: time.Second}
+
+func newPowGate(line *queue.Line, keys pow.Keys) powGate {
 	return powGate{
-		Gate:  pow.NewGate(line.Keys(), line.Now),
+		Gate:  pow.NewGate(line.Keys(), line.Now, keys),
 		local: pow.NewSpentSet(powLocalSpent),
 		now:   line.Now,
 	}

@@ -134,7 +134,7 @@ func TestPowSpentAcrossServers(t *testing.T) {
 	var urls []string
 	for range 2 {
 		line := queue.NewLine(queue.NewRedisStore(rdb, prefix), keys, queue.LineOptions{Clock: clock})
-		ts := httptest.NewServer(server.New(line, server.Config{AdminToken: adminToken}))
+		ts := httptest.NewServer(server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{}}))
 		t.Cleanup(ts.Close)
 		urls = append(urls, ts.URL)
 	}

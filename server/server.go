@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/push"
@@ -44,6 +45,11 @@ type Config struct {
 	// Limits bound what one client can hold open; zero values are no limit
 	// (cmd/waitroom's flags give the production defaults).
 	Limits Limits
+	// PowPool sizes the pool of proof-of-work challenges made ahead of
+	// time, which Run refills at PowPool.Rate scrypt runs a second.
+	PowPool pow.PoolOptions
+	// PowKeys, when set, replaces that pool (tests: pow.Inline{}).
+	PowKeys pow.Keys
 	// AdminFailures counts wrong admin tokens, shared with the dashboard's
 	// sign-in and across servers (throttle.New on Redis); nil counts on
 	// this server only.
@@ -58,6 +64,10 @@ type Server struct {
 	line *queue.Line
 	hub  *push.Hub
 	log  *slog.Logger
+	// pow is the pool of challenges Run refills; nil when Config.PowKeys replaces it.
+	pow *pow.Pool
+	// powKeys are what challenges are made from: pow, or Config.PowKeys.
+	powKeys pow.Keys
 	// pageError renders an error as a page for browser routes; nil until pages exist.
 	pageError func(c echo.Context, status int, message string) error
 }
@@ -96,7 +106,16 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
-	work := newPowGate(line)
+	keys := cfg.PowKeys
+	if keys == nil {
+		if cfg.PowPool.Warm == 0 {
+			cfg.PowPool.Warm = queue.DefaultPowCost
+		}
+		s.pow = pow.NewPool(cfg.PowPool)
+		keys = s.pow
+	}
+	s.powKeys = keys
+	work := newPowGate(line, keys)
 
 	e.GET("/livez", handleLivez)
 	e.GET("/healthz", handleLivez)
@@ -113,7 +132,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, s.hub, true))
 	api.POST("/rooms/:room/complete", handleComplete(line))
 	api.POST("/tokens/verify", handleVerify(line))
-	if fa, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {
+	if fa, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger, PowKeys: keys}); err == nil {
 		h := handleForwardAuth(line, fa)
 		api.Any("/rooms/:room/forward-auth", h)
 		api.Any("/rooms/:room/forward-auth/*", h) // Envoy ext_authz appends the visitor's path
@@ -173,7 +192,8 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Run pushes updates to open pages until ctx ends: the hub's tier loop, fed
+// Run pushes updates to open pages, and refills the pool of proof-of-work
+// challenges, until ctx ends: the hub's tier loop, fed
 // by admissions and settings changes announced through Redis by any server.
 func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
@@ -181,12 +201,19 @@ func (s *Server) Run(ctx context.Context) error {
 	g.Go(func() error {
 		return s.line.Store().Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
 	})
+	if s.pow != nil {
+		g.Go(func() error { return s.pow.Run(ctx) })
+	}
 	return g.Wait()
 }
 
 // Close ends every push connection cleanly so clients reconnect elsewhere;
 // http.Server.Shutdown does not close hijacked WebSocket connections.
 func (s *Server) Close() { s.hub.Close() }
+
+// PowKeys are where this server's proof-of-work challenges get their keys
+// (its pool), for a gate in the same process to share.
+func (s *Server) PowKeys() pow.Keys { return s.powKeys }
 
 // PushStats reports the push hub's connections and messages, for metrics.
 func (s *Server) PushStats() push.Stats { return s.hub.Stats() }

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { challengeBeside, encodePayload, isChallenge, workerCount } from "./pow";
+import { challengeBeside, encodePayload, isChallenge, retryAfterMs, workerCount } from "./pow";
 
 const challenge = { parameters: { nonce: "ab", expiresAt: 1 }, signature: "cd" };
 
@@ -18,4 +18,13 @@ test("a refusal's challenge is read from beside the error, and nothing else is",
 
 test("workers: one per core, at least one, at most eight", () => {
   assert.deepEqual([undefined, 0, 1, 2, 6, 64].map(workerCount), [1, 1, 1, 2, 6, 8]);
+});
+
+test("a 503's Retry-After is waited, within 1 to 10 seconds", () => {
+  assert.equal(retryAfterMs("1"), 1000);
+  assert.equal(retryAfterMs("3"), 3000);
+  assert.equal(retryAfterMs(null), 1000);
+  assert.equal(retryAfterMs("soon"), 1000);
+  assert.equal(retryAfterMs("0"), 1000);
+  assert.equal(retryAfterMs("3600"), 10000);
 });

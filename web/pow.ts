@@ -73,12 +73,28 @@ export function solve(challenge: Challenge, workerURL: string, timeoutMs = 90_00
   });
 }
 
-/** fetchChallenge gets a fresh challenge from the room's challenge URL. */
-export async function fetchChallenge(url: string, headers: Record<string, string> = {}): Promise<Challenge> {
-  const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json", ...headers } });
-  const body: unknown = await res.json();
-  if (!res.ok || !isChallenge(body)) throw new Error(`challenge: ${res.status}`);
-  return body;
+/** retryAfterMs reads a 503's Retry-After (seconds), within 1 to 10 s. */
+export function retryAfterMs(header: string | null): number {
+  const s = Number(header);
+  return Math.min(Math.max(Number.isFinite(s) ? s : 1, 1), 10) * 1000;
+}
+
+/**
+ * fetchChallenge gets a fresh challenge from the room's challenge URL. The
+ * server makes challenges ahead of time at a bounded rate: when none is ready
+ * it answers 503 with Retry-After, and this asks again, a while.
+ */
+export async function fetchChallenge(url: string, headers: Record<string, string> = {}, tries = 30): Promise<Challenge> {
+  for (let i = 1; ; i++) {
+    const res = await fetch(url, { credentials: "same-origin", cache: "no-store", headers: { Accept: "application/json", ...headers } });
+    if (res.status === 503 && i < tries) {
+      await new Promise((r) => setTimeout(r, retryAfterMs(res.headers.get("Retry-After"))));
+      continue;
+    }
+    const body: unknown = await res.json();
+    if (!res.ok || !isChallenge(body)) throw new Error(`challenge: ${res.status}`);
+    return body;
+  }
 }
 
 /** challengeBeside reads the fresh challenge a refused enter carries, if any. */

@@ -57,7 +57,8 @@ async function check(root: HTMLElement, room: string, challengeURL: string, work
         location.reload();
         return;
       }
-      if (res.status !== 403) break;
+      // 503: the refusal had no fresh challenge ready; the next fetch waits for one.
+      if (res.status !== 403 && res.status !== 503) break;
     } catch {
       // the network or a worker: try again
     }

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/metrics"
@@ -77,6 +78,10 @@ type config struct {
 	// per client address and from everyone together, before 429.
 	AdminFailuresPerIP int
 	AdminFailuresTotal int
+	// Proof-of-work challenges made ahead of time: kept per cost, and the
+	// scrypt runs a second the refill may spend on them.
+	PowPoolSize int
+	PowPoolRate float64
 }
 
 // embeddedKafka is the --kafka-brokers value that asks for the in-process broker.
@@ -145,6 +150,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "how long a request (but a push stream) may take to send its body")
 	fs.IntVar(&c.PushPerTicket, "push-per-ticket", 4, "open push connections (WebSocket, SSE) per ticket; the newest over it is refused (0: no cap)")
 	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
+	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
+	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
 	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
@@ -278,6 +285,12 @@ func (c *config) validate() error {
 	}
 	if (throttle.Limit{N: c.AdminFailuresTotal, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-total %d: want 1 to 1000000", c.AdminFailuresTotal))
+	}
+	if c.PowPoolSize < 1 || c.PowPoolSize > 1_000_000 {
+		errs = append(errs, fmt.Errorf("--pow-pool-size %d: want 1 to 1000000", c.PowPoolSize))
+	}
+	if !(c.PowPoolRate >= 1 && c.PowPoolRate <= 100_000) {
+		errs = append(errs, fmt.Errorf("--pow-pool-rate %v: want 1 to 100000 a second", c.PowPoolRate))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))

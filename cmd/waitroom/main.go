@@ -24,6 +24,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/roomsnap"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/clientip"
@@ -172,6 +173,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
 		AdminFailures:  adminFailures,
 		AccessLog:      log,
+		PowPool:        pow.PoolOptions{Size: cfg.PowPoolSize, Rate: cfg.PowPoolRate},
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
@@ -373,7 +375,7 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 	proxy, err := gate.NewProxy(gate.ProxyConfig{
 		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
 		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: meter, Logger: log,
-		ClientIP: clientip.Extractor(cfg.TrustedProxies),
+		ClientIP: clientip.Extractor(cfg.TrustedProxies), PowKeys: srv.PowKeys(),
 	})
 	if err != nil {
 		return nil, err

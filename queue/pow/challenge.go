@@ -9,17 +9,22 @@
 // counters from 0 until the derived key starts with keyPrefix. On average a
 // solution takes cost/2 scrypt runs, at most cost. keySignature (an HMAC of the
 // full derived key) lets the server check a solution without running scrypt.
+//
+// Nothing in scrypt's input is bound to the room or the visitor (the signed
+// data is), so a server makes its keys ahead of time in a Pool, refilled at a
+// bounded rate, and issuing a challenge costs it an HMAC. A script that asks
+// for challenges and never solves them then costs the server at most the
+// refill's rate of scrypt runs; when the pool is empty it is told to come
+// back in a moment (ErrNoChallenge).
 package pow
 
 import (
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"time"
 
 	"golang.org/x/crypto/scrypt"
@@ -86,32 +91,34 @@ type Payload struct {
 type Issuer struct {
 	sigKey, keySigKey, subKey []byte
 	now                       func() time.Time
+	keys                      Keys
 }
 
-// NewIssuer derives its three keys from secret.
+// NewIssuer derives its three keys from secret. Its challenges run scrypt in
+// Issue until it takes its keys From a Pool.
 func NewIssuer(secret []byte, now func() time.Time) *Issuer {
 	derive := func(label string) []byte {
 		m := hmac.New(sha256.New, secret)
 		m.Write([]byte("pow/" + label))
 		return m.Sum(nil)
 	}
-	return &Issuer{sigKey: derive("signature"), keySigKey: derive("key-signature"), subKey: derive("sub"), now: now}
+	return &Issuer{sigKey: derive("signature"), keySigKey: derive("key-signature"), subKey: derive("sub"), now: now, keys: Inline{}}
+}
+
+// From makes is take the server's half of each challenge from keys.
+func (is *Issuer) From(keys Keys) *Issuer {
+	is.keys = keys
+	return is
 }
 
 // Issue makes a challenge for identity in room that takes up to cost tries.
+// It fails with ErrNoChallenge when its pool has no key for cost ready.
 func (is *Issuer) Issue(room, identity string, cost int64) (Challenge, error) {
-	cost = min(max(cost, 1), MaxCounter)
-	n, err := rand.Int(rand.Reader, big.NewInt(cost))
+	k, err := is.keys.Take(cost)
 	if err != nil {
 		return Challenge{}, fmt.Errorf("pow: issue: %w", err)
 	}
-	nonce, salt := make([]byte, 16), make([]byte, 16)
-	_, _ = rand.Read(nonce)
-	_, _ = rand.Read(salt)
-	key, err := DeriveKey(nonce, salt, uint32(n.Int64()))
-	if err != nil {
-		return Challenge{}, err
-	}
+	nonce, salt, key := k.Nonce, k.Salt, k.Derived
 	p := Parameters{
 		Algorithm: Algorithm, Cost: ScryptN, MemoryCost: ScryptR, Parallelism: ScryptP, KeyLength: KeyLength,
 		Data:         Data{Room: room, Sub: is.sub(identity)},

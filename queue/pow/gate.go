@@ -17,9 +17,14 @@ type Gate struct {
 }
 
 // NewGate derives the challenges' secrets from the deployment's entry-token
-// keys, so every server and gate checks what any other issued.
-func NewGate(keys *token.Keyset, now func() time.Time) Gate {
-	return Gate{Issuer: NewIssuer(keys.Derive("pow"), now)}
+// keys, so every server and gate checks what any other issued. Challenges'
+// keys come from from (the server's pool); nil derives each in the call.
+func NewGate(keys *token.Keyset, now func() time.Time, from Keys) Gate {
+	is := NewIssuer(keys.Derive("pow"), now)
+	if from != nil {
+		is.From(from)
+	}
+	return Gate{Issuer: is}
 }
 
 // Refusal is a place refused for want of work, as a client reads it: a code,

@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
@@ -51,6 +52,9 @@ type ForwardAuthConfig struct {
 	PublicURL    string
 	CookieDomain string
 	Logger       *slog.Logger
+	// PowKeys are the server's pool of proof-of-work keys; nil derives
+	// each challenge's key in the request.
+	PowKeys pow.Keys
 }
 
 // ForwardAuth is the gate for a proxy that asks before it forwards: nginx
@@ -205,7 +209,7 @@ func (f *ForwardAuth) gate(room string) *gatekit.Gate {
 		clear(f.gates)
 	}
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(f.cfg.Line, room),
+		Backend:    newLineBackend(f.cfg.Line, room, f.cfg.PowKeys),
 		WaitingURL: f.cfg.PublicURL + "/rooms/" + room,
 		Cookies:    f.cookies,
 		Now:        f.cfg.Line.Now,

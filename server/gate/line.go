@@ -39,8 +39,8 @@ type lineBackend struct {
 	work pow.Gate
 }
 
-func newLineBackend(line Line, room string) lineBackend {
-	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now)}
+func newLineBackend(line Line, room string, keys pow.Keys) lineBackend {
+	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now, keys)}
 }
 
 // Verify checks the token, then that visitor holds it. The gate runs on

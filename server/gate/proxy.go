@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
@@ -31,6 +32,9 @@ type ProxyConfig struct {
 	Room string
 	// Line is waitroom's line; *queue.Line.
 	Line Line
+	// PowKeys are the server's pool of proof-of-work keys (Server.PowKeys);
+	// nil derives each challenge's key in the request.
+	PowKeys pow.Keys
 	// PublicURL is waitroom's public URL: the waiting page is
 	// PublicURL/rooms/{Room}; https makes the gate's cookies Secure.
 	PublicURL string
@@ -77,7 +81,7 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	}
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(cfg.Line, cfg.Room),
+		Backend:    newLineBackend(cfg.Line, cfg.Room, cfg.PowKeys),
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,
