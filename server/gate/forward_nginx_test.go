@@ -124,7 +124,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)
 	}
-	wr := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"}))
+	wr := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}}))
 	t.Cleanup(wr.Close)
 	up := &slowUpstream{delay: 20 * time.Millisecond}
 	shop := httptest.NewServer(up)

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -120,7 +121,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"})
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
 	h, err := gate.Split(wr, proxy, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -65,7 +66,7 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 	if err := line.PutRoom(context.Background(), room, s); err != nil {
 		t.Fatal(err)
 	}
-	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"})
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
 	wrSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.wrSeen = append(f.wrSeen, r.URL.Path)
