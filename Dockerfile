@@ -13,7 +13,7 @@ RUN go mod download
 COPY . .
 ARG VERSION=dev
 RUN VERSION=${VERSION} scripts/release.sh build /out/waitroom \
- && mkdir -p /out/data /out/tmp
+ && mkdir -p /out/data /out/tmp /out/keys
 
 # A static wget for the health check: the runtime image has no shell.
 FROM busybox:1.37.0-musl AS probe
@@ -26,6 +26,8 @@ COPY --from=build /out/waitroom /usr/local/bin/waitroom
 COPY --from=probe /bin/wget /usr/local/bin/wget
 COPY --from=build --chown=65532:65532 /out/data /data
 COPY --from=build --chown=65532:65532 /out/tmp /tmp
+# The mount point of a shared key volume, writable by the server's user.
+COPY --from=build --chown=65532:65532 /out/keys /keys
 USER 65532:65532
 ENV WAITROOM_ADDR=0.0.0.0:8080 \
     WAITROOM_DATA_DIR=/data \
