@@ -23,7 +23,7 @@ import (
 // NewcomerCheck decides whether a request that carries no identity may
 // become a new visitor while degraded (the proof-of-work challenge plugs in
 // here). Admit returns nil to let it in (a visitor cookie is then set), or
-// the error to answer with. Config.Newcomers; nil refuses every newcomer.
+// the error to answer with. Config.Newcomers; nil is workForNewcomers.
 type NewcomerCheck interface {
 	AdmitNewcomer(c echo.Context, room string, s queue.Settings) error
 }
