@@ -17,46 +17,9 @@ DURATION=${DURATION:-30s}
 CONCURRENCY=${CONCURRENCY:-2}
 ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
 
-work=$(mktemp -d /tmp/waitroom-bench-pow.XXXXXX)
-redis_pid="" waitroom_pid=""
-cleanup() {
-	# Only the processes this script started, by pid.
-	for pid in $waitroom_pid $redis_pid; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in $waitroom_pid $redis_pid; do
-		wait "$pid" 2>/dev/null || true
-	done
-	if [[ ${KEEP:-0} == 1 ]]; then
-		echo "results kept in $work"
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-free_port() {
-	local p
-	for _ in $(seq 50); do
-		p=$((20000 + RANDOM % 40000))
-		if [[ -z $(ss -Hltn "sport = :$p") ]]; then
-			echo "$p"
-			return
-		fi
-	done
-	echo "bench_pow: no free port found" >&2
-	return 1
-}
-
-wait_for() {
-	for _ in $(seq 300); do
-		if "$@" >/dev/null 2>&1; then return 0; fi
-		sleep 0.1
-	done
-	echo "bench_pow: gave up waiting for: $*" >&2
-	return 1
-}
+BENCH_NAME=bench_pow WAIT_TRIES=300
+# shellcheck source=scripts/bench_lib.sh
+source scripts/bench_lib.sh
 
 redis_port=$(free_port)
 redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
@@ -70,7 +33,10 @@ go build -o "$work/loadgen" ./cmd/loadgen
 
 wr_port=$(free_port)
 base=http://127.0.0.1:$wr_port
-"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+# A real Redis needs a signing key made beforehand and Kafka named: the
+# in-process broker, asked for by name.
+"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
+"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" --kafka-brokers embedded \
 	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn >"$work/waitroom.log" 2>&1 &
 waitroom_pid=$!
 wait_for curl -sf "$base/healthz"

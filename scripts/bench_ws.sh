@@ -95,7 +95,10 @@ wait_for redis-cli -p "$redis_port" ping
 
 wr_port=$(free_port)
 base=http://127.0.0.1:$wr_port
-"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+# A real Redis needs a signing key made beforehand and Kafka named: the
+# in-process broker, asked for by name.
+"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
+"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" --kafka-brokers embedded \
 	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn \
 	--push-per-ip 0 --max-conns 0 >"$work/waitroom.log" 2>&1 &
 waitroom_pid=$!
