@@ -153,7 +153,9 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 		visitors = 2000
 		capacity = 20
 		parallel = 64 // the crowd's requests on the wire at once
-		limit    = 90 * time.Second
+		// A bound, not a target: with -race on a loaded 2-core machine the
+		// crowd has taken over 90 s; a quiet one takes well under a minute.
+		limit = 4 * time.Minute
 	)
 	start := time.Now()
 	rdb := redis.NewClient(&redis.Options{Addr: redistest.Shared(t).Addr(), PoolSize: 2 * parallel})
