@@ -30,26 +30,14 @@ source scripts/bench_lib.sh
 
 proc_cpu() { awk '{printf "%.2f", ($14+$15)/100}' "/proc/$1/stat"; } # user+sys seconds (USER_HZ=100)
 
-redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
-	--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
-redis_pid=$!
-wait_for redis-cli -p "$redis_port" ping
+start_redis
 rcli() { redis-cli -p "$redis_port" "$@"; }
 
 echo "== building"
 go build -o "$work/waitroom" ./cmd/waitroom
 go build -o "$work/loadgen" ./cmd/loadgen
 
-wr_port=$(free_port)
-base=http://127.0.0.1:$wr_port
-# A real Redis needs a signing key made beforehand and Kafka named: the
-# in-process broker, asked for by name.
-"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
-"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" --kafka-brokers embedded \
-	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn >"$work/waitroom.log" 2>&1 &
-waitroom_pid=$!
-wait_for curl -sf "$base/healthz"
+start_waitroom
 
 echo "== machine"
 echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"

@@ -45,3 +45,28 @@ wait_for() {
 	echo "$BENCH_NAME: gave up waiting for: $*" >&2
 	return 1
 }
+
+# start_redis starts a throwaway redis-server on a free loopback port:
+# $redis_port, $redis_pid.
+start_redis() {
+	redis_port=$(free_port)
+	redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+		--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
+	redis_pid=$!
+	wait_for redis-cli -p "$redis_port" ping
+}
+
+# start_waitroom starts the built $work/waitroom on a free loopback port
+# against that Redis, with any extra flags: $wr_port, $base, $waitroom_pid.
+# A real Redis needs a signing key made beforehand and Kafka named: the
+# in-process broker, asked for by name.
+start_waitroom() {
+	wr_port=$(free_port)
+	base=http://127.0.0.1:$wr_port
+	"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
+	"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+		--kafka-brokers embedded --addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn \
+		"$@" >"$work/waitroom.log" 2>&1 &
+	waitroom_pid=$!
+	wait_for curl -sf "$base/healthz"
+}

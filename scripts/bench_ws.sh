@@ -27,24 +27,9 @@ START_PAUSED=${START_PAUSED:-0}
 NOFILE=${NOFILE:-65536}
 ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
 
-work=$(mktemp -d /tmp/waitroom-bench-ws.XXXXXX)
-redis_pid="" waitroom_pid=""
-cleanup() {
-	# Only the processes this script started, by pid.
-	for pid in $waitroom_pid $redis_pid; do
-		kill "$pid" 2>/dev/null || true
-	done
-	for pid in $waitroom_pid $redis_pid; do
-		wait "$pid" 2>/dev/null || true
-	done
-	if [[ ${KEEP:-0} == 1 ]]; then
-		echo "results kept in $work"
-	else
-		rm -rf "$work"
-	fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+BENCH_NAME=bench_ws
+# shellcheck source=scripts/bench_lib.sh
+source scripts/bench_lib.sh
 
 # One socket per waiter on each side, plus Redis and HTTP connections: raise
 # the limit for this shell and so for everything it starts. Raising the hard
@@ -73,36 +58,13 @@ free_port() {
 	return 1
 }
 
-# wait_for runs a check every 0.1s, 100 times at most.
-wait_for() {
-	for _ in $(seq 100); do
-		if "$@" >/dev/null 2>&1; then return 0; fi
-		sleep 0.1
-	done
-	echo "bench_ws: gave up waiting for: $*" >&2
-	return 1
-}
-
 echo "== building"
 go build -o "$work/waitroom" ./cmd/waitroom
 go build -o "$work/wsload" ./cmd/wsload
 
-redis_port=$(free_port)
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
-	--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
-redis_pid=$!
-wait_for redis-cli -p "$redis_port" ping
+start_redis
 
-wr_port=$(free_port)
-base=http://127.0.0.1:$wr_port
-# A real Redis needs a signing key made beforehand and Kafka named: the
-# in-process broker, asked for by name.
-"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
-"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" --kafka-brokers embedded \
-	--addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn \
-	--push-per-ip 0 --max-conns 0 >"$work/waitroom.log" 2>&1 &
-waitroom_pid=$!
-wait_for curl -sf "$base/healthz"
+start_waitroom --push-per-ip 0 --max-conns 0
 
 echo "== machine"
 echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
