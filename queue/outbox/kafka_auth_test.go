@@ -2,19 +2,13 @@ package outbox_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"errors"
-	"math/big"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testcert"
 	"github.com/waitroom/waitroom/queue/outbox"
 )
 
@@ -90,23 +84,11 @@ func TestKafkaSASLAgainstTheBroker(t *testing.T) {
 // TestKafkaTLSAgainstTheBroker: with the broker listening with TLS, the
 // publisher gets through with the CA trusted, and not without it.
 func TestKafkaTLSAgainstTheBroker(t *testing.T) {
-	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "kafka test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(cert)
+	cert := testcert.New(t)
+	pool := cert.Pool
 	b, err := outbox.StartEmbedded(outbox.EmbeddedConfig{
 		Topics: []string{outbox.DefaultIntentsTopic},
-		TLS:    &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}},
+		TLS:    cert.Server(),
 	})
 	if err != nil {
 		t.Fatal(err)
