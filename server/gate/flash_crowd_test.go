@@ -206,23 +206,7 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 	gw.Start()
 	t.Cleanup(gw.Close)
 
-	var admMu sync.Mutex
-	var admitted []string // in admission order
-	adm := queue.NewAdmitter(line)
-	adm.OnTick = func(_ string, _ queue.Settings, r queue.TickResult) {
-		admMu.Lock()
-		admitted = append(admitted, r.Admitted...)
-		admMu.Unlock()
-	}
-	admCtx, stopAdmitter := context.WithCancel(ctx)
-	admitterDone := make(chan error, 1)
-	go func() { admitterDone <- adm.Run(admCtx) }()
-	defer func() {
-		stopAdmitter()
-		if err := <-admitterDone; err != nil {
-			t.Errorf("admitter: %v", err)
-		}
-	}()
+	admitted := runAdmitter(t, line)
 
 	crowdCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -302,9 +286,7 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 	}
 
 	// FIFO: the admission loop let them in in the order they entered.
-	admMu.Lock()
-	order := append([]string(nil), admitted...)
-	admMu.Unlock()
+	order := admitted()
 	if len(order) != visitors {
 		t.Fatalf("the admission loop admitted %d, want all %d", len(order), visitors)
 	}

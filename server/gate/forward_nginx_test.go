@@ -131,23 +131,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	t.Cleanup(shop.Close)
 	startNginx(t, listen, strings.TrimPrefix(wr.URL, "http://"), strings.TrimPrefix(shop.URL, "http://"))
 
-	var admMu sync.Mutex
-	var admitted []string
-	adm := queue.NewAdmitter(line)
-	adm.OnTick = func(_ string, _ queue.Settings, r queue.TickResult) {
-		admMu.Lock()
-		admitted = append(admitted, r.Admitted...)
-		admMu.Unlock()
-	}
-	admCtx, stopAdmitter := context.WithCancel(ctx)
-	admitterDone := make(chan error, 1)
-	go func() { admitterDone <- adm.Run(admCtx) }()
-	defer func() {
-		stopAdmitter()
-		if err := <-admitterDone; err != nil {
-			t.Errorf("admitter: %v", err)
-		}
-	}()
+	admitted := runAdmitter(t, line)
 
 	crowdCtx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
@@ -230,9 +214,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if p := up.peak.Load(); p > capacity || p == 0 {
 		t.Errorf("checkout worked on %d orders at once, capacity is %d", p, capacity)
 	}
-	admMu.Lock()
-	order := append([]string(nil), admitted...)
-	admMu.Unlock()
+	order := admitted()
 	if len(order) != visitors {
 		t.Fatalf("the admission loop admitted %d, want %d", len(order), visitors)
 	}

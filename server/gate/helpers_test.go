@@ -254,3 +254,31 @@ func mustURL(t *testing.T, raw string) *url.URL {
 	}
 	return u
 }
+
+// runAdmitter runs the line's admission loop until the test ends and
+// returns what tells the tickets it admitted so far, in admission order.
+func runAdmitter(t *testing.T, line *queue.Line) (admitted func() []string) {
+	t.Helper()
+	var mu sync.Mutex
+	var ids []string
+	adm := queue.NewAdmitter(line)
+	adm.OnTick = func(_ string, _ queue.Settings, r queue.TickResult) {
+		mu.Lock()
+		ids = append(ids, r.Admitted...)
+		mu.Unlock()
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- adm.Run(ctx) }()
+	t.Cleanup(func() {
+		stop()
+		if err := <-done; err != nil {
+			t.Errorf("admitter: %v", err)
+		}
+	})
+	return func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), ids...)
+	}
+}
