@@ -119,7 +119,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL (redis:// or rediss://; several hosts for a cluster, ?master=NAME for Sentinel); empty runs an in-process Redis-protocol server")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for the admin API; generated and printed in embedded mode when empty")
-	fs.StringVar(&c.SigningKey, "signing-key", "", "PEM file of Ed25519 signing keys (first signs); created when absent (default <data-dir>/signing-key.pem)")
+	fs.StringVar(&c.SigningKey, "signing-key", "", "PEM file of Ed25519 signing keys (first signs), shared by every server; must exist with --redis-url (see --create-signing-key), created when absent in embedded mode (default <data-dir>/signing-key.pem)")
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory for the signing key and local data")
 	fs.StringVar(&c.PublicURL, "public-url", "", "URL visitors reach this server at (default http://<addr>)")
 	fs.StringVar(&c.LogFormat, "log-format", "text", "log format: text or json")
