@@ -64,17 +64,19 @@ func freePort() (int, error) {
 
 var errExited = errors.New("redis-server exited")
 
-// startProcess runs redis-server on port without persistence and waits until
-// it answers, or fails with its output.
-func startProcess(port int, dir string) (*process, error) {
-	cmd := exec.Command(redisServer,
+// startProcess runs redis-server on port without persistence, with extra
+// arguments (a cluster node's), and waits until it answers, or fails with
+// its output.
+func startProcess(port int, dir string, extra ...string) (*process, error) {
+	args := []string{
 		"--save", "",
 		"--appendonly", "no",
 		"--port", strconv.Itoa(port),
 		"--bind", "127.0.0.1",
 		"--dir", dir,
 		"--loglevel", "warning",
-	)
+	}
+	cmd := exec.Command(redisServer, append(args, extra...)...)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := spawn(cmd); err != nil {

@@ -45,8 +45,8 @@ func Shared(tb testing.TB) *Server {
 	return shared.srv
 }
 
-// Main runs the tests, stops the shared server and exits with the tests'
-// code. Packages using Shared call it from TestMain:
+// Main runs the tests, stops the shared server and cluster and exits with
+// the tests' code. Packages using Shared or SharedCluster call it from TestMain:
 //
 //	func TestMain(m *testing.M) { redistest.Main(m) }
 func Main(m *testing.M) {
@@ -55,6 +55,7 @@ func Main(m *testing.M) {
 	redis.SetLogger(quietRedis{})
 	code := m.Run()
 	stopShared()
+	stopSharedCluster()
 	os.Exit(code)
 }
 
