@@ -95,9 +95,14 @@ func (s *RedisStore) RestoreRoom(ctx context.Context, room string, st Settings, 
 		return false, fmt.Errorf("queue: encode settings: %w", err)
 	}
 	k := keysFor(s.prefix, room)
+	// Listed first, as before the room's keys: the rooms set is in another
+	// Redis Cluster slot than the room, so one script cannot do both.
+	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
+		return false, fmt.Errorf("queue: restore room: %w", err)
+	}
 	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
-	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, s.roomsKey(), k.active},
-		room, data, st.Capacity, ms(hold)).Int()
+	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, k.active},
+		data, st.Capacity, ms(hold)).Int()
 	if err != nil {
 		return false, fmt.Errorf("queue: restore room: %w", err)
 	}
