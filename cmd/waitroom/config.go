@@ -405,6 +405,10 @@ func parseRedisURL(raw string) (*redis.UniversalOptions, error) {
 		}
 		addrs = append(addrs, h)
 	}
+	if len(addrs) > 1 && master == "" && one.DB != 0 {
+		// go-redis would quietly use database 0 of every shard.
+		return nil, fmt.Errorf("database %d: a Redis Cluster (several hosts) has only database 0", one.DB)
+	}
 	o := &redis.UniversalOptions{
 		Addrs: addrs, MasterName: master, DB: one.DB,
 		Username: one.Username, Password: one.Password, TLSConfig: one.TLSConfig,

@@ -94,6 +94,12 @@ func TestRedisOptions(t *testing.T) {
 	if err != nil || len(o.Addrs) != 2 || o.Password != "p" {
 		t.Fatalf("cluster: %+v %v", o, err)
 	}
+	if _, err := redisOptions("redis://127.0.0.1:7000,127.0.0.1:7001/2"); err == nil || !strings.Contains(err.Error(), "only database 0") {
+		t.Fatalf("cluster with database 2: %v", err)
+	}
+	if o, err := redisOptions("redis://127.0.0.1:26379,127.0.0.1:26380/2?master=mymaster"); err != nil || o.DB != 2 {
+		t.Fatalf("sentinel with database 2: %+v %v", o, err)
+	}
 	o, err = redisOptions("redis://127.0.0.1:26379/0?master=mymaster")
 	if err != nil || o.MasterName != "mymaster" || len(o.Addrs) != 1 {
 		t.Fatalf("sentinel: %+v %v", o, err)
