@@ -295,7 +295,7 @@ func scriptUS(ctx context.Context, rdb *redis.Client) (int64, error) {
 
 // redisCPU is the CPU time redis-server has used (INFO cpu), which unlike
 // the commands' wall time does not count the time a busy machine kept it waiting.
-func redisCPU(t *testing.T, rdb *redis.Client) time.Duration {
+func redisCPU(t testing.TB, rdb *redis.Client) time.Duration {
 	t.Helper()
 	info, err := rdb.Info(context.Background(), "cpu").Result()
 	if err != nil {
