@@ -91,7 +91,7 @@ await run(async (browser, seen) => {
   Object.assign(seen, { results, pageErrors });
   const combos = LANGS.flatMap((lang) => VIEWPORTS.map((vp) => ({ lang, vp })));
   const open = []; // one live visitor per combination, kept for the later states
-  const facts = { reconnect: [], left: [], early: [], admitted: [] };
+  const facts = { reconnect: [], left: [], early: [] };
 
   // The room is paused: check, closed, the page before its script, paused and live, reconnecting.
   for (const { lang, vp } of combos) {
@@ -166,6 +166,14 @@ await run(async (browser, seen) => {
     await waitShown(page, LIVE, "live");
     const since = await page.locator(q("entered-at")).textContent();
     const progress = await page.locator(q("progress")).getAttribute("value");
+    const place = await page.evaluate((room) => {
+      const main = document.querySelector("[data-waitroom]");
+      const digits = (t) => Number(String(t).replace(/[^\d]/g, ""));
+      return {
+        position: digits(document.querySelector('[data-testid="position"]').textContent),
+        entry: digits(sessionStorage.getItem(`waitroom:entry:${room}:${main.dataset.ticket}`)),
+      };
+    }, ROOM);
     await audit(page, "live", lang, vp);
     // Leave: it asks first, then the place is given up.
     await page.locator(q("leave")).click();
@@ -177,7 +185,7 @@ await run(async (browser, seen) => {
     await visible(page, "left", "the left state");
     await audit(page, "left", lang, vp);
     const again = await page.locator(q("join-again")).getAttribute("href");
-    facts.left.push({ lang, viewport: vp.name, ticket, since: since.trim(), progress: Number(progress), focused, again });
+    facts.left.push({ lang, viewport: vp.name, ticket, since: since.trim(), progress: Number(progress), ...place, focused, again });
   }
 
   // Expired: a page whose ticket is gone (left from another tab).
@@ -195,6 +203,7 @@ await run(async (browser, seen) => {
   // Fast, with a long jitter: admitted, a countdown, then "Continue". The
   // shop answers 204 so the page stays put after its turn starts.
   await room({ batch_size: 50, batch_interval_ms: 200, capacity: 1000, jitter_ms: 12_000 });
+  const inLine = [];
   for (const { lang, vp } of combos) {
     const { context, page } = await newPage(browser, lang, vp);
     await page.route("**/shop**", (r) => r.fulfill({ status: 204 }));
@@ -205,18 +214,18 @@ await run(async (browser, seen) => {
     await audit(page, "admitted-countdown", lang, vp);
     const goHiddenAfterAudit = await page.locator(q("go")).isHidden();
     await visible(page, "go", "the Continue button once the turn starts");
-    const progress = await page.locator(q("progress")).getAttribute("value");
     await audit(page, "admitted", lang, vp);
     facts.early.push({ lang, viewport: vp.name, goEarly, goHiddenAfterAudit, countdown });
-    facts.admitted.push({ lang, viewport: vp.name, progress });
-    await context.close();
+    await page.close();
+    inLine.push({ lang, vp, context }); // degraded mode takes requests only from visitors who were in line
   }
 
   // Degraded (a drill): the accept page, then the drill ends and the page goes back to the line.
   await admin("POST", "/degrade", { on: true });
   let recovery = null;
-  for (const { lang, vp } of combos) {
-    const { context, page } = await newPage(browser, lang, vp);
+  for (const { lang, vp, context } of inLine) {
+    const page = await context.newPage();
+    page.on("pageerror", (e) => pageErrors.push(`${lang}-${vp.name}: ${e}`));
     await page.goto(`${BASE_URL}/rooms/${ROOM}/accept?lang=${lang}`, { waitUntil: "domcontentloaded" });
     await visible(page, "accept-form", "the accept form");
     const metaRefresh = await page.evaluate(() => document.querySelectorAll('meta[http-equiv="refresh" i]').length);
@@ -227,7 +236,7 @@ await run(async (browser, seen) => {
     const intentMetaRefresh = await page.evaluate(() => document.querySelectorAll('meta[http-equiv="refresh" i]').length);
     await audit(page, "accept-intent", lang, vp);
     seen.meta = [...(seen.meta || []), { lang, viewport: vp.name, metaRefresh, intentMetaRefresh }];
-    await context.close();
+    await page.close();
   }
   {
     const { context, page } = await newPage(browser, "en", VIEWPORTS[0]);
