@@ -400,3 +400,31 @@ func TestTicketViewFromJSON(t *testing.T) {
 		t.Error("bad orderable_at accepted")
 	}
 }
+
+func TestWaitingPageShowsTimeOfEntry(t *testing.T) {
+	for lang, want := range map[Lang]string{English: "2:58 PM UTC", Korean: "오후 2:58 UTC"} {
+		p := waitingProps(lang)
+		p.Ticket.EnteredAt = now.Add(-6 * time.Minute)
+		doc := render(t, WaitingPage(p))
+		if got := text(t, doc, "entered-at"); got != want {
+			t.Errorf("%s: entered-at %q, want %q", lang, got, want)
+		}
+		if v, _ := byTestID(doc, "entered-at").Attr("datetime"); v != "2030-01-02T14:58:05Z" {
+			t.Errorf("%s: entered-at datetime %q", lang, v)
+		}
+	}
+	// Unknown (an older server's JSON): no line rather than a wrong time.
+	if n := byTestID(render(t, WaitingPage(waitingProps(English))), "entered-at").Length(); n != 0 {
+		t.Errorf("entered-at rendered without a time")
+	}
+}
+
+func TestTicketViewReadsEnteredAt(t *testing.T) {
+	v, err := TicketViewFromJSON([]byte(`{"state":"waiting","entered_at":"2030-01-02T10:02:13.456Z"}`))
+	if err != nil || !v.EnteredAt.Equal(time.Date(2030, 1, 2, 10, 2, 13, 456e6, time.UTC)) {
+		t.Fatalf("entered_at: %v %v", v.EnteredAt, err)
+	}
+	if _, err := TicketViewFromJSON([]byte(`{"entered_at":"yesterday"}`)); err == nil {
+		t.Error("a bad entered_at was accepted")
+	}
+}
