@@ -62,9 +62,10 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 		Facts struct {
 			Reconnect []struct {
-				Lang, Viewport, Ring, Role string
-				Stale, Tag, BannerGone     bool
-				RecoveredMs                int64
+				Lang, Viewport, Role   string
+				Ring, StillRing        struct{ Animation, Opacity, Border string }
+				Stale, Tag, BannerGone bool
+				RecoveredMs            int64
 			}
 			Left []struct {
 				Lang, Viewport, Ticket, Since, Focused, Again string
@@ -113,9 +114,10 @@ func TestBrowserAccessibility(t *testing.T) {
 		}
 	}
 
-	// Live: the ring moves; lost: a status banner, the numbers marked, and back by itself.
+	// Live: the ring moves (and stands, still visible, under reduced motion); lost: a status banner, the numbers marked, and back by itself.
 	for _, r := range v.Facts.Reconnect {
-		if r.Ring != "live-ring" || !r.Stale || !r.Tag || r.Role != "status" || !r.BannerGone {
+		if r.Ring.Animation != "live-ring" || r.StillRing.Animation != "none" || r.StillRing.Opacity != "1" ||
+			r.StillRing.Border != "solid" || !r.Stale || !r.Tag || r.Role != "status" || !r.BannerGone {
 			t.Errorf("%s %s: live and reconnecting %+v", r.Lang, r.Viewport, r)
 		}
 		t.Logf("%s %s: live again %d ms after the network came back", r.Lang, r.Viewport, r.RecoveredMs)

@@ -132,10 +132,15 @@ await run(async (browser, seen) => {
     await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
     await waitShown(page, LIVE, `the ${lang} page going live`);
     await visible(page, "paused-notice", "the paused notice");
-    const ring = await page.evaluate(() => {
-      const dot = document.querySelector('[data-testid="connection"] .conn-dot');
-      return getComputedStyle(dot, "::after").animationName;
-    });
+    const ringStyle = () => {
+      const after = getComputedStyle(document.querySelector('[data-testid="connection"] .conn-dot'), "::after");
+      return { animation: after.animationName, opacity: after.opacity, border: after.borderTopStyle };
+    };
+    const ring = await page.evaluate(ringStyle);
+    // Reduced motion: the ring stands still but stays, a clear "live" without movement.
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    const stillRing = await page.evaluate(ringStyle);
+    await page.emulateMedia({ reducedMotion: null });
     await audit(page, "paused", lang, vp);
 
     // Cut the network: the banner shows, the numbers are marked, and the page comes back by itself.
@@ -155,7 +160,7 @@ await run(async (browser, seen) => {
     await context.setOffline(false);
     await waitShown(page, LIVE, "live again after the network came back");
     const bannerGone = await page.locator(q("reconnecting")).isHidden();
-    facts.reconnect.push({ lang, viewport: vp.name, ring, ...stale, recoveredMs: Date.now() - cut, bannerGone });
+    facts.reconnect.push({ lang, viewport: vp.name, ring, stillRing, ...stale, recoveredMs: Date.now() - cut, bannerGone });
     open.push({ lang, vp, context, page });
   }
 
