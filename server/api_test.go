@@ -179,13 +179,21 @@ func TestEnterStatusAndTicketShape(t *testing.T) {
 	if st.status != 200 || st.body["ticket"] != id || st.body["position"] != 1.0 {
 		t.Fatalf("status: %d %s", st.status, st.raw)
 	}
+	// The place and time at entry, for the page's progress and "in line since".
+	if st.body["entry_position"] != 1.0 {
+		t.Errorf("entry_position %v, want 1", st.body["entry_position"])
+	}
+	enteredAt, _ := st.body["entered_at"].(string)
+	if at, err := time.Parse("2006-01-02T15:04:05.000Z07:00", enteredAt); err != nil || at.IsZero() {
+		t.Errorf("entered_at %v: %v, want the moment of entry", st.body["entered_at"], err)
+	}
 	wantError(t, e.do(alice, "GET", "/api/rooms/sale/tickets/"+id, ""), 404, "ticket_not_found")
 	wantError(t, e.do(nil, "GET", "/api/rooms/sale/tickets/"+id, ""), 404, "ticket_not_found")
 
 	if r := e.do(bob, "DELETE", "/api/rooms/sale/tickets/"+id, ""); r.status != 204 {
 		t.Fatalf("leave: %d %s", r.status, r.raw)
 	}
-	if r := e.do(bob, "GET", "/api/rooms/sale/tickets/"+id, ""); r.body["state"] != "expired" {
+	if r := e.do(bob, "GET", "/api/rooms/sale/tickets/"+id, ""); r.body["state"] != "expired" || r.body["entry_position"] != 0.0 || r.body["entered_at"] != nil {
 		t.Fatalf("after leave: %s", r.raw)
 	}
 }

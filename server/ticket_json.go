@@ -21,7 +21,15 @@ type ticketJSON struct {
 	RedirectURL  *string `json:"redirect_url"`
 	Paused       bool    `json:"paused"`
 	AcceptURL    *string `json:"accept_url"` // set when bypassed: Redis is down, submit an intent there
+	// EntryPosition and EnteredAt are the place and time at entry, for the
+	// page's progress since entry and "in line since"; 0 and null unless
+	// waiting or admitted.
+	EntryPosition int64   `json:"entry_position"`
+	EnteredAt     *string `json:"entered_at"`
 }
+
+// jsonTime is the ticket's time format: RFC 3339 in UTC with milliseconds.
+const jsonTime = "2006-01-02T15:04:05.000Z07:00"
 
 // tokenSigner is what a ticket view needs of the line.
 type tokenSigner interface {
@@ -32,6 +40,13 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 	v := ticketJSON{
 		Room: t.Room, Ticket: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
 		Paused: s.Paused,
+	}
+	if t.State == queue.StateWaiting || t.State == queue.StateAdmitted {
+		v.EntryPosition = max(t.EntryPosition, t.Position)
+		if !t.EnteredAt.IsZero() {
+			at := t.EnteredAt.UTC().Format(jsonTime)
+			v.EnteredAt = &at
+		}
 	}
 	switch t.State {
 	case queue.StateWaiting:
@@ -45,7 +60,7 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 		if err != nil {
 			return ticketJSON{}, err
 		}
-		at := t.OrderableAt.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+		at := t.OrderableAt.UTC().Format(jsonTime)
 		redirect := withToken(s.TargetURL, tok)
 		v.Token, v.OrderableAt, v.RedirectURL = &tok, &at, &redirect
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()

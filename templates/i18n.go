@@ -92,6 +92,20 @@ var catalogue = map[Lang]map[string]string{
 		"accept.reason.sold_out":   "Sorry, the product sold out.",
 		"accept.line_back":         "The waiting room is working normally again.",
 		"accept.line_back.go":      "Go to the waiting room",
+		// The waiting page's live state, leaving and time of entry (issue 14).
+		"waiting.since":            "In line since",
+		"reconnect.banner":         "Connection lost. Reconnecting… Your place and wait below are from before and may be out of date.",
+		"waiting.stale":            "(last known)",
+		"leave.button":             "Leave the line",
+		"leave.confirm":            "Leave the line? You lose your place; if you join again, you start at the back.",
+		"leave.yes":                "Yes, leave the line",
+		"leave.no":                 "Stay in line",
+		"leave.failed":             "We could not take you out of the line. Please try again.",
+		"left.heading":             "You left the line",
+		"left.body":                "Your place has been given up. You can join again at any time, at the back of the line.",
+		"left.again":               "Join the line again",
+		"admitted.countdown_label": "Time until your turn starts",
+		"accept.recovered":         "The waiting room is working normally again. Taking you back to the line…",
 		// The admin dashboard (/admin).
 		"admin.title":                   "Waiting room admin",
 		"admin.nav.rooms":               "Rooms",
@@ -279,6 +293,19 @@ var catalogue = map[Lang]map[string]string{
 		"accept.reason.sold_out":   "죄송합니다. 상품이 모두 판매되었습니다.",
 		"accept.line_back":         "대기실이 다시 정상적으로 운영되고 있습니다.",
 		"accept.line_back.go":      "대기실로 가기",
+		"waiting.since":            "줄 선 시각",
+		"reconnect.banner":         "연결이 끊겼습니다. 다시 연결하는 중… 아래의 순번과 대기 시간은 이전 정보라 최신이 아닐 수 있습니다.",
+		"waiting.stale":            "(마지막 확인)",
+		"leave.button":             "대기열에서 나가기",
+		"leave.confirm":            "대기열에서 나가시겠습니까? 순번을 잃게 되며, 다시 들어오면 맨 뒤에서 시작합니다.",
+		"leave.yes":                "네, 나가겠습니다",
+		"leave.no":                 "계속 기다리기",
+		"leave.failed":             "대기열에서 나가지 못했습니다. 다시 시도해 주세요.",
+		"left.heading":             "대기열에서 나왔습니다",
+		"left.body":                "순번이 해제되었습니다. 언제든 다시 줄을 설 수 있으며, 맨 뒤에서 시작합니다.",
+		"left.again":               "다시 줄 서기",
+		"admitted.countdown_label": "차례 시작까지 남은 시간",
+		"accept.recovered":         "대기실이 다시 정상적으로 운영됩니다. 대기열로 돌아갑니다…",
 		// The admin dashboard (/admin).
 		"admin.title":                   "대기실 관리",
 		"admin.nav.rooms":               "대기실 목록",
@@ -416,6 +443,9 @@ var clientKeys = []string{
 	"conn.connecting", "conn.ws", "conn.sse", "conn.poll", "conn.reconnecting",
 	"admitted.countdown.one", "admitted.countdown.other", "admitted.now",
 	"checking.body", "checking.failed", "embed.joining",
+	"leave.failed",
+	"accept.status.accepted", "accept.status.published", "accept.status.processed", "accept.status.rejected",
+	"accept.reason.sold_out", "accept.recovered",
 }
 
 // ParseLang returns the supported language a tag names ("ko", "ko-KR",
@@ -553,6 +583,19 @@ func ClientStrings(lang Lang) map[string]string {
 
 func isPluralForm(key string) bool {
 	return strings.HasSuffix(key, ".zero") || strings.HasSuffix(key, ".one")
+}
+
+// FormatHourMinute is FormatClock without seconds, for the time of entry.
+func FormatHourMinute(lang Lang, t time.Time) string {
+	t = t.UTC()
+	if lang == Korean {
+		half := "오전"
+		if t.Hour() >= 12 {
+			half = "오후"
+		}
+		return half + " " + t.Format("3:04") + " UTC"
+	}
+	return t.Format("3:04 PM") + " UTC"
 }
 
 // FormatClock shows a time of day for a page rendered on the server, which

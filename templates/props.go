@@ -35,6 +35,7 @@ type TicketView struct {
 	Paused                        bool
 	Token, RedirectURL, AcceptURL string
 	OrderableAt                   time.Time
+	EnteredAt                     time.Time // zero when the JSON has none
 }
 
 // Ticket states, as in the ticket JSON.
@@ -65,6 +66,7 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		RedirectURL  *string `json:"redirect_url"`
 		AcceptURL    *string `json:"accept_url"`
 		Paused       bool    `json:"paused"`
+		EnteredAt    *string `json:"entered_at"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
@@ -83,6 +85,13 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 			return TicketView{}, err
 		}
 		v.OrderableAt = t
+	}
+	if j.EnteredAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *j.EnteredAt)
+		if err != nil {
+			return TicketView{}, err
+		}
+		v.EnteredAt = t
 	}
 	return v, nil
 }
@@ -133,20 +142,24 @@ func (p WaitingProps) entryPosition() int64 {
 	return max(p.EntryPosition, p.Ticket.Position)
 }
 
-// progress is the share, in percent, of the people ahead at entry who have
-// gone in since. The client's progressPercent in web/view.ts is the same.
+// progress is how far, in percent, this visitor has come since entry: of
+// the places from the one at entry to the door, the share passed. It is
+// never 100 while waiting (even at #1, or paused): only admission fills it.
+// The client's progressPercent in web/view.ts is the same.
 func (p WaitingProps) progress() int64 {
-	pos := p.Ticket.Position
+	return progressPercent(p.entryPosition(), p.Ticket.Position)
+}
+
+func progressPercent(entry, pos int64) int64 {
 	if pos <= 0 {
 		return 100
 	}
-	aheadAtEntry := p.entryPosition() - 1
-	if aheadAtEntry <= 0 {
-		return 100
-	}
-	passed := aheadAtEntry - (pos - 1)
-	return (200*passed + aheadAtEntry) / (2 * aheadAtEntry) // rounded half up
+	entry = max(entry, pos)
+	return min(100*(entry-pos)/entry, 99) // rounded down
 }
+
+// enteredAt is when the visitor joined, or zero when unknown.
+func (p WaitingProps) enteredAt() time.Time { return p.Ticket.EnteredAt }
 
 func (p WaitingProps) lastUpdate() time.Time {
 	if p.LastUpdate.IsZero() {

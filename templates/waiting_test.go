@@ -70,8 +70,9 @@ func TestWaitingPageWaiting(t *testing.T) {
 				t.Errorf("title = %q", got)
 			}
 
-			// One polite, atomic live region, holding the place in line.
-			live := doc.Find(`[aria-live]`)
+			// One polite, atomic live region, holding the place in line
+			// (and the reconnecting banner, hidden until the connection drops).
+			live := doc.Find(`[aria-live]`).Not(`[data-testid="reconnecting"]`)
 			if live.Length() != 1 {
 				t.Fatalf("%d live regions, want 1", live.Length())
 			}
@@ -86,8 +87,8 @@ func TestWaitingPageWaiting(t *testing.T) {
 			}
 
 			bar := byTestID(doc, "progress")
-			if v, _ := bar.Attr("value"); v != "50" {
-				t.Errorf("progress value = %q, want 50 (half way from 2469 to the front)", v)
+			if v, _ := bar.Attr("value"); v != "49" {
+				t.Errorf("progress value = %q, want 49 (1,234 of the 2,469 places from entry to the door passed)", v)
 			}
 			if v, _ := bar.Attr("max"); v != "100" {
 				t.Errorf("progress max = %q", v)
@@ -179,8 +180,8 @@ func TestWaitingPageProgressDefaultsToCurrentPlace(t *testing.T) {
 	}
 	p.Ticket.Position, p.EntryPosition = 1, 1
 	doc = render(t, WaitingPage(p))
-	if v, _ := byTestID(doc, "progress").Attr("value"); v != "100" {
-		t.Errorf("first in line: progress = %q, want 100", v)
+	if v, _ := byTestID(doc, "progress").Attr("value"); v != "0" {
+		t.Errorf("first in line since entry: progress = %q, want 0 (full only once admitted)", v)
 	}
 	if got := text(t, doc, "ahead"); got != "No one is ahead of you" {
 		t.Errorf("ahead = %q", got)
@@ -214,9 +215,10 @@ func TestWaitingPageAdmitted(t *testing.T) {
 		if got := text(t, doc, "countdown"); got != c.countdown {
 			t.Errorf("countdown = %q, want %q", got, c.countdown)
 		}
-		// No-script users get a plain link and a refresh to it once orderable.
-		if !visible(t, doc, "go-link") || text(t, doc, "go-link") != c.button {
-			t.Errorf("go-link: visible %v, text %q", visible(t, doc, "go-link"), text(t, doc, "go-link"))
+		// No-script users get a refresh to checkout once orderable, and a
+		// plain link from then on; before, no button invites an early click.
+		if visible(t, doc, "go") != (c.in <= 0) || text(t, doc, "go-link") != c.button {
+			t.Errorf("%s %v: go-link visible %v, text %q", c.lang, c.in, visible(t, doc, "go"), text(t, doc, "go-link"))
 		}
 		if href, _ := byTestID(doc, "go-link").Attr("href"); href != "https://shop.example/drop?wr_token=tok" {
 			t.Errorf("go-link href = %q", href)
@@ -396,5 +398,33 @@ func TestTicketViewFromJSON(t *testing.T) {
 	}
 	if _, err := TicketViewFromJSON([]byte(`{"orderable_at":"soon"}`)); err == nil {
 		t.Error("bad orderable_at accepted")
+	}
+}
+
+func TestWaitingPageShowsTimeOfEntry(t *testing.T) {
+	for lang, want := range map[Lang]string{English: "2:58 PM UTC", Korean: "오후 2:58 UTC"} {
+		p := waitingProps(lang)
+		p.Ticket.EnteredAt = now.Add(-6 * time.Minute)
+		doc := render(t, WaitingPage(p))
+		if got := text(t, doc, "entered-at"); got != want {
+			t.Errorf("%s: entered-at %q, want %q", lang, got, want)
+		}
+		if v, _ := byTestID(doc, "entered-at").Attr("datetime"); v != "2030-01-02T14:58:05Z" {
+			t.Errorf("%s: entered-at datetime %q", lang, v)
+		}
+	}
+	// Unknown (an older server's JSON): no line rather than a wrong time.
+	if n := byTestID(render(t, WaitingPage(waitingProps(English))), "entered-at").Length(); n != 0 {
+		t.Errorf("entered-at rendered without a time")
+	}
+}
+
+func TestTicketViewReadsEnteredAt(t *testing.T) {
+	v, err := TicketViewFromJSON([]byte(`{"state":"waiting","entered_at":"2030-01-02T10:02:13.456Z"}`))
+	if err != nil || !v.EnteredAt.Equal(time.Date(2030, 1, 2, 10, 2, 13, 456e6, time.UTC)) {
+		t.Fatalf("entered_at: %v %v", v.EnteredAt, err)
+	}
+	if _, err := TicketViewFromJSON([]byte(`{"entered_at":"yesterday"}`)); err == nil {
+		t.Error("a bad entered_at was accepted")
 	}
 }

@@ -23,6 +23,15 @@ export function formatClock(d: Date, lang: string): string {
   }
 }
 
+/** formatHourMinute is formatClock without seconds, for "in line since". */
+export function formatHourMinute(d: Date, lang: string): string {
+  try {
+    return new Intl.DateTimeFormat(lang, { hour: "numeric", minute: "2-digit" }).format(d);
+  } catch {
+    return d.toLocaleTimeString();
+  }
+}
+
 /** secondsLeft counts whole seconds up to a moment, never below zero. */
 export function secondsLeft(untilMs: number, nowMs: number): number {
   return Math.max(0, Math.ceil((untilMs - nowMs) / 1000));

@@ -1,13 +1,16 @@
 // DOM updates for the waiting page. Elements are found by data-testid, the
 // same hooks the Go tests use, so markup and client cannot drift apart quietly.
 
-import { countdownText, formatClock } from "./format";
+import { countdownText, formatClock, formatHourMinute } from "./format";
 import { Strings, t } from "./strings";
 import { State } from "./ticket";
 import { ConnStatus } from "./transport";
 import { WaitingView } from "./view";
 
-const BLOCKS: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed"];
+/** "left" is the page's own: the visitor gave up the place here. */
+export type Block = State | "left";
+
+const BLOCKS: readonly Block[] = ["waiting", "admitted", "expired", "closed", "bypassed", "left"];
 
 export class Page {
   constructor(
@@ -27,7 +30,7 @@ export class Page {
   }
 
   /** showState shows the block for state and moves focus to it when it changes. */
-  showState(state: State): void {
+  showState(state: Block): void {
     for (const s of BLOCKS) {
       const block = this.el(s);
       if (!block) continue;
@@ -70,18 +73,48 @@ export class Page {
     conn.dataset.mode = s;
     const text = conn.querySelector("[data-conn-text]") ?? conn;
     text.textContent = t(this.strings, `conn.${s}`);
+    // Lost: say so out loud, and mark the numbers as the last known ones
+    // until a message comes through again.
+    const lost = s === "reconnecting";
+    const banner = this.el("reconnecting");
+    if (banner) banner.hidden = !lost;
+    const tag = this.el("stale-tag");
+    if (tag) tag.hidden = !lost;
+    const block = this.el("waiting");
+    if (block) block.toggleAttribute("data-stale", lost);
+  }
+
+  /** setEnteredAt shows the time of entry in the visitor's own time zone. */
+  setEnteredAt(iso: string | null): void {
+    const at = iso ? new Date(iso) : null;
+    const el = this.el("entered-at");
+    if (!el || !at || Number.isNaN(at.getTime())) return;
+    const text = formatHourMinute(at, this.lang);
+    if (el.textContent !== text) el.textContent = text;
   }
 
   setCountdown(seconds: number): void {
     this.setText("countdown", countdownText(seconds, this.strings, this.lang));
   }
 
-  /** showGo points the "continue" button at href and reveals it. */
+  /**
+   * showGo points the "continue" button at href and reveals it, once the
+   * turn has started: before, a click would only meet "too early".
+   */
   showGo(href: string): void {
     const a = this.el<HTMLAnchorElement>("go-link");
     if (a) a.href = href;
     const box = this.el("go");
-    if (box) box.hidden = false;
+    if (box && box.hidden) {
+      box.hidden = false;
+      a?.focus();
+    }
+  }
+
+  /** hideGo hides the button while the countdown runs. */
+  hideGo(): void {
+    const box = this.el("go");
+    if (box) box.hidden = true;
   }
 
   /** setTitle leads with the place in line, so it shows in a background tab. */

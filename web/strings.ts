@@ -25,6 +25,13 @@ export const KEYS = [
   "checking.body",
   "checking.failed",
   "embed.joining",
+  "leave.failed",
+  "accept.status.accepted",
+  "accept.status.published",
+  "accept.status.processed",
+  "accept.status.rejected",
+  "accept.reason.sold_out",
+  "accept.recovered",
 ] as const;
 
 export type Key = (typeof KEYS)[number];

@@ -47,6 +47,8 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
     redirect_url: null,
     accept_url: null,
     paused: false,
+    entry_position: 0,
+    entered_at: null,
     ...over,
   };
 }

@@ -19,6 +19,10 @@ export interface Ticket {
   /** Only for bypassed tickets, when the server sends it. */
   accept_url: string | null;
   paused: boolean;
+  /** The place at entry; 0 when the server sends none. */
+  entry_position: number;
+  /** When the ticket joined the line (RFC 3339); null when unknown. */
+  entered_at: string | null;
 }
 
 /** Terminal states end the connection: nothing more will change. */
@@ -59,6 +63,8 @@ export function parseTicket(raw: unknown): Ticket | null {
     redirect_url: str(o.redirect_url),
     accept_url: str(o.accept_url),
     paused: o.paused === true,
+    entry_position: Math.max(0, Math.trunc(num(o.entry_position, 0))),
+    entered_at: str(o.entered_at),
   };
 }
 

@@ -193,6 +193,8 @@ export class Connection {
       redirect_url: null,
       accept_url: null,
       paused: false,
+      entry_position: 0,
+      entered_at: null,
     };
   }
 }

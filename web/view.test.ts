@@ -3,14 +3,15 @@ import { test } from "node:test";
 import { EN, ticket } from "./testing";
 import { entryPositionFor, progressPercent, toView } from "./view";
 
-test("progress runs from the place at entry to the front", () => {
-  assert.equal(progressPercent(101, 101), 0);
-  assert.equal(progressPercent(101, 51), 50);
-  assert.equal(progressPercent(101, 1), 100);
-  assert.equal(progressPercent(1, 1), 100, "first in line is at the front");
+test("progress runs from the place at entry to the door", () => {
+  assert.equal(progressPercent(100, 100), 0, "empty at entry");
+  assert.equal(progressPercent(100, 51), 49);
+  assert.equal(progressPercent(100, 1), 99, "#1 still waiting is not full");
+  assert.equal(progressPercent(100_000, 1), 99, "not even when rounding would say 100");
+  assert.equal(progressPercent(1, 1), 0, "entered at #1: nothing passed yet");
   assert.equal(progressPercent(0, 7), 0, "unknown entry starts at the current place");
   assert.equal(progressPercent(5, 9), 0, "never negative if the line grew behind a stale record");
-  assert.equal(progressPercent(10, 0), 100);
+  assert.equal(progressPercent(10, 0), 100, "admitted");
 });
 
 test("the entry place is the largest seen", () => {
@@ -27,7 +28,7 @@ test("a waiting ticket becomes the words on the page", () => {
     ahead: "1,234 people ahead of you",
     waiting: "5,000 people",
     eta: "about 3 minutes",
-    progress: 50,
+    progress: 49,
     paused: true,
   });
   assert.equal(toView(ticket({ position: 1 }), 1, EN, "en").ahead, "No one is ahead of you");

@@ -23,13 +23,16 @@ export function entryPositionFor(stored: number, fromPage: number, position: num
   return Math.max(stored || 0, fromPage || 0, position || 0);
 }
 
-/** progressPercent measures people passed out of people ahead at entry. */
+/**
+ * progressPercent is how far this visitor has come since entry: of the
+ * places from the one at entry to the door, the share passed, rounded down.
+ * Never 100 while waiting (even at #1, or paused): only admission fills it.
+ * The same as templates.progressPercent in Go.
+ */
 export function progressPercent(entryPosition: number, position: number): number {
   if (position <= 0) return 100;
-  const aheadAtEntry = Math.max(entryPosition, position) - 1;
-  if (aheadAtEntry <= 0) return 100;
-  const passed = aheadAtEntry - (position - 1);
-  return Math.round((100 * passed) / aheadAtEntry);
+  const entry = Math.max(entryPosition, position);
+  return Math.min(Math.floor((100 * (entry - position)) / entry), 99);
 }
 
 export function toView(tk: Ticket, entryPosition: number, strings: Strings, lang: string): WaitingView {

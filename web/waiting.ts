@@ -2,8 +2,10 @@
 // JavaScript (it refreshes itself); this script replaces the refresh with a
 // live connection and updates the page in place.
 
+import { followAccept } from "./accept";
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
+import { leaveControls } from "./leave";
 import { Page } from "./page";
 import { fetchChallenge, solve } from "./pow";
 import { Strings } from "./strings";
@@ -101,9 +103,11 @@ function powForm(form: HTMLFormElement): void {
 }
 
 function main(): void {
-  const accept = document.querySelector<HTMLFormElement>("form[data-challenge-url]");
-  if (accept) {
-    powForm(accept);
+  const acceptRoot = document.querySelector<HTMLElement>("[data-accept]");
+  if (acceptRoot) {
+    const form = acceptRoot.querySelector<HTMLFormElement>("form[data-challenge-url]");
+    if (form) powForm(form);
+    followAccept(acceptRoot, readStrings());
     return;
   }
   const root = document.querySelector<HTMLElement>("[data-waitroom]");
@@ -132,22 +136,24 @@ function main(): void {
   const entryKey = `waitroom:entry:${room}:${ticketID}`;
   const store = storage();
   let entry = entryPositionFor(Number(store?.getItem(entryKey)), Number(d.entryPosition), initial.position);
+  let left = false; // the visitor left the line here: nothing more to show
 
   let countdown: number | undefined;
   let conn: Connection | null = null;
 
   function admit(t: Ticket): void {
     const go = safeURL(t.redirect_url, location.href);
-    if (go) page.showGo(go);
     const at = Date.parse(t.orderable_at ?? "");
     const tick = () => {
       const now = Date.now() + skewMs;
       const left = Number.isFinite(at) ? secondsLeft(at, now) : 0;
       page.setCountdown(left);
       if (left > 0) {
+        page.hideGo(); // no early "Continue": it only meets "too early"
         // Wake on the next whole second before orderable_at, not on the wall clock's.
         countdown = window.setTimeout(tick, (at - now) % 1000 || 1000);
       } else if (go) {
+        page.showGo(go);
         location.assign(go);
       }
     };
@@ -156,13 +162,15 @@ function main(): void {
   }
 
   function show(t: Ticket): void {
+    if (left) return;
     if (t.state === "waiting") {
-      entry = entryPositionFor(entry, 0, t.position);
+      entry = entryPositionFor(entry, t.entry_position, t.position);
       try {
         store?.setItem(entryKey, String(entry));
       } catch {
         // full or disabled: the bar just restarts next visit
       }
+      page.setEnteredAt(t.entered_at);
       const view = toView(t, entry, strings, lang);
       page.renderWaiting(view, new Date());
       page.setTitle(view.position);
@@ -193,6 +201,12 @@ function main(): void {
     hooks: { ticket: show, status: (s) => page.setStatus(s) },
   });
   conn.start();
+  leaveControls(page, base, strings, () => {
+    left = true;
+    conn?.stop();
+    page.setTitle(null);
+    page.showState("left");
+  });
 
   // Timers sleep in background tabs and networks drop: catch up at once.
   const nudge = () => conn?.nudge();

@@ -1,0 +1,164 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
+)
+
+// a11yStates are the states web/e2e/a11y.mjs audits, each in every language
+// at both viewports.
+var a11yStates = []string{
+	"checking", "closed", "waiting", "paused", "reconnecting", "live", "leave-confirm", "left",
+	"expired", "admitted-countdown", "admitted", "accept", "accept-intent",
+}
+
+// TestBrowserAccessibility runs axe-core on every state of the waiting page
+// and the accept page in English and Korean, at 390x844 and 1280x800, and
+// saves a screenshot of each to test-output/screenshots. On the way it
+// checks the page's live behaviour: the live ring, the reconnecting banner
+// and recovery, leaving the line, the time of entry, no early "Continue",
+// and the accept page going back to the line when a degraded drill ends.
+func TestBrowserAccessibility(t *testing.T) {
+	kit := needBrowser(t)
+	site := startBrowserSite(t, browserBlock{})
+	settings := browserRoomSettings() // paused
+	site.putRoom(settings)
+	site.enterOthers(2)
+	ctx := context.Background()
+	checking := browserRoomSettings()
+	checking.BotProtection = queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: queue.DefaultPowCost}
+	ended := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	closed := browserRoomSettings()
+	closed.EndsAt = &ended
+	for name, s := range map[string]queue.Settings{"checking": checking, "ended": closed} {
+		if err := site.line.PutRoom(ctx, name, s); err != nil {
+			t.Fatalf("put room %s: %v", name, err)
+		}
+	}
+
+	langs := make([]string, len(templates.Langs))
+	for i, l := range templates.Langs {
+		langs[i] = string(l)
+	}
+	shots := filepath.Join(kit.root, "test-output", "screenshots")
+	const timeout = 5 * time.Minute
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var v struct {
+		Results []struct {
+			State, Lang, Viewport, File string
+			Violations                  []struct {
+				ID, Impact, Help string
+				Nodes            []string
+			}
+		}
+		Facts struct {
+			Reconnect []struct {
+				Lang, Viewport, Role   string
+				Ring, StillRing        struct{ Animation, Opacity, Border string }
+				Stale, Tag, BannerGone bool
+				RecoveredMs            int64
+			}
+			Left []struct {
+				Lang, Viewport, Ticket, Since, Focused, Again string
+				Progress                                      int
+				Position, Entry                               int64
+			}
+			Early []struct {
+				Lang, Viewport, Countdown   string
+				GoEarly, GoHiddenAfterAudit bool
+			}
+		}
+		Meta []struct {
+			Lang, Viewport                 string
+			MetaRefresh, IntentMetaRefresh int
+		}
+		Recovery *struct {
+			MovedMs int64
+			URL     string
+		}
+		PageErrors []string
+	}
+	kit.startScript(sctx, t, "a11y", site,
+		"ADMIN_TOKEN="+browserAdminToken, "CHECKING_ROOM=checking", "CLOSED_ROOM=ended", "SHOT_DIR="+shots,
+		"LANGS="+strings.Join(langs, ","), fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
+	).wait(&v)
+
+	if len(v.PageErrors) > 0 {
+		t.Errorf("page errors: %q", v.PageErrors)
+	}
+	// Every state, language and viewport audited, with no violations.
+	seen := map[string]bool{}
+	for _, r := range v.Results {
+		seen[r.State+"-"+r.Lang+"-"+r.Viewport] = true
+		for _, x := range r.Violations {
+			t.Errorf("%s %s %s: axe %s (%s): %s at %v", r.State, r.Lang, r.Viewport, x.ID, x.Impact, x.Help, x.Nodes)
+		}
+		checkBrowserPNG(t, r.File, map[string]int{"mobile": 390, "desktop": 1280}[r.Viewport])
+	}
+	for _, s := range a11yStates {
+		for _, l := range langs {
+			for _, vp := range []string{"mobile", "desktop"} {
+				if !seen[s+"-"+l+"-"+vp] {
+					t.Errorf("%s in %s at %s: not audited", s, l, vp)
+				}
+			}
+		}
+	}
+
+	// Live: the ring moves (and stands, still visible, under reduced motion); lost: a status banner, the numbers marked, and back by itself.
+	for _, r := range v.Facts.Reconnect {
+		if r.Ring.Animation != "live-ring" || r.StillRing.Animation != "none" || r.StillRing.Opacity != "1" ||
+			r.StillRing.Border != "solid" || !r.Stale || !r.Tag || r.Role != "status" || !r.BannerGone {
+			t.Errorf("%s %s: live and reconnecting %+v", r.Lang, r.Viewport, r)
+		}
+		t.Logf("%s %s: live again %d ms after the network came back", r.Lang, r.Viewport, r.RecoveredMs)
+	}
+	// Leaving: asked first (focus on the confirmation), the place given up, a way back.
+	for _, l := range v.Facts.Left {
+		if l.Focused != "leave-yes" || !strings.HasPrefix(l.Again, "/rooms/"+browserRoom+"?again=1&lang="+l.Lang) || l.Since == "" {
+			t.Errorf("%s %s: leave %+v", l.Lang, l.Viewport, l)
+		}
+		// The bar is the share of the places from entry to the door passed since.
+		if want := min(100*(l.Entry-l.Position)/max(l.Entry, 1), 99); l.Entry < l.Position || int64(l.Progress) != want {
+			t.Errorf("%s %s: progress %d%% at #%d, entered at #%d: want %d%%", l.Lang, l.Viewport, l.Progress, l.Position, l.Entry, want)
+		}
+		tks, _, err := site.line.StatusMany(ctx, browserRoom, []string{l.Ticket})
+		if err != nil || len(tks) != 1 || tks[0].State == queue.StateWaiting {
+			t.Errorf("%s %s: ticket after leaving: %+v %v", l.Lang, l.Viewport, tks, err)
+		}
+	}
+	if len(v.Facts.Left) != 2*len(langs) {
+		t.Errorf("%d visitors left the line, want %d", len(v.Facts.Left), 2*len(langs))
+	}
+	// No early "Continue": hidden while the countdown counts.
+	for _, e := range v.Facts.Early {
+		l := templates.Lang(e.Lang)
+		counting := slices.ContainsFunc([]int64{1, 2, 3, 4, 5, 6, 7, 8, 9}, func(n int64) bool {
+			return e.Countdown == templates.Tn(l, "admitted.countdown", n)
+		})
+		if e.GoEarly || !e.GoHiddenAfterAudit || !counting {
+			t.Errorf("%s %s: admitted countdown %+v: want a count and no Continue", e.Lang, e.Viewport, e)
+		}
+	}
+	// The accept page: no meta refresh while the script runs.
+	for _, m := range v.Meta {
+		if m.MetaRefresh != 0 || m.IntentMetaRefresh != 0 {
+			t.Errorf("%s %s: meta refresh on the accept page with script: %+v", m.Lang, m.Viewport, m)
+		}
+	}
+	// Recovery: within a few seconds of the drill's end, back to the line.
+	if v.Recovery == nil || v.Recovery.MovedMs > 10_000 || !strings.Contains(v.Recovery.URL, "/rooms/"+browserRoom) {
+		t.Errorf("accept page after the drill ended: %+v, want back in the line within 10 s", v.Recovery)
+	} else {
+		t.Logf("the accept page went back to the line %d ms after the drill ended", v.Recovery.MovedMs)
+	}
+}

@@ -1,0 +1,260 @@
+// Every state of the waiting page and the accept page, checked with axe-core
+// in each language at a phone (390x844) and a desktop (1280x800) viewport,
+// with a screenshot of each into SHOT_DIR as <state>-<lang>-<viewport>.png.
+// It drives the room itself through the admin API (ADMIN_TOKEN): paused,
+// open but slow, fast with a long jitter, degraded on and off. Along the way
+// it checks what the issue asks of each state: the live ring, the
+// reconnecting banner and its recovery, leaving, no early "Continue", the
+// accept page's recovery. RESULT holds the findings for the Go side.
+//
+// Rooms the Go side sets up: ROOM (paused, others ahead), CHECKING_ROOM
+// (proof of work on) and CLOSED_ROOM (ends_at passed).
+
+import { readFileSync } from "node:fs";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { BASE_URL, ROOM, check, log, need, run, waitShown } from "./lib.mjs";
+
+const ADMIN_TOKEN = need("ADMIN_TOKEN");
+const CHECKING_ROOM = need("CHECKING_ROOM");
+const CLOSED_ROOM = need("CLOSED_ROOM");
+const SHOT_DIR = need("SHOT_DIR");
+const LANGS = (process.env.LANGS || "en,ko").split(",");
+const VIEWPORTS = [
+  { name: "mobile", viewport: { width: 390, height: 844 } },
+  { name: "desktop", viewport: { width: 1280, height: 800 } },
+];
+mkdirSync(SHOT_DIR, { recursive: true });
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+const q = (id) => `[data-testid="${id}"]`;
+const LIVE = `${q("connection")}:is([data-mode="ws"],[data-mode="sse"],[data-mode="poll"])`;
+
+async function admin(method, path, body) {
+  const res = await fetch(`${BASE_URL}/admin/api${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  check(res.ok, `${method} /admin/api${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}
+
+/** room changes the room's settings through the admin API. */
+async function room(change) {
+  const s = await admin("GET", `/rooms/${ROOM}`);
+  await admin("PUT", `/rooms/${ROOM}`, { ...s, ...change });
+  log(`room ${ROOM}: ${JSON.stringify(change)}`);
+}
+
+/** visible waits until the element with testid is on the page and not hidden. */
+async function visible(page, testid, what) {
+  try {
+    await page.locator(q(testid)).first().waitFor({ state: "visible", timeout: 20_000 });
+  } catch {
+    throw new Error(`${what}: ${q(testid)} not visible within 20 s; page is at ${page.url()}`);
+  }
+}
+
+const results = []; // {state, lang, viewport, file, violations: [{id, impact, nodes: [target]}]}
+
+/**
+ * audit runs axe on the page as it is and saves a screenshot. The
+ * animations are left running: axe and the screenshot see the page as a
+ * visitor does.
+ */
+async function audit(page, state, lang, vp) {
+  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE);
+  const out = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ["violations"] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
+  });
+  const file = join(SHOT_DIR, `${state}-${lang}-${vp.name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  results.push({ state, lang, viewport: vp.name, file, violations: out });
+  log(`${state}-${lang}-${vp.name}: ${out.length ? JSON.stringify(out) : "no violations"}`);
+}
+
+/** newPage opens a page for one visitor of the combination. */
+async function newPage(browser, lang, vp, extra = {}) {
+  const context = await browser.newContext({ viewport: vp.viewport, locale: lang, ...extra });
+  const page = await context.newPage();
+  page.on("pageerror", (e) => pageErrors.push(`${lang}-${vp.name}: ${e}`));
+  return { context, page };
+}
+
+const pageErrors = [];
+
+await run(async (browser, seen) => {
+  Object.assign(seen, { results, pageErrors });
+  const combos = LANGS.flatMap((lang) => VIEWPORTS.map((vp) => ({ lang, vp })));
+  const open = []; // one live visitor per combination, kept for the later states
+  const facts = { reconnect: [], left: [], early: [] };
+
+  // The room is paused: check, closed, the page before its script, paused and live, reconnecting.
+  for (const { lang, vp } of combos) {
+    {
+      const { context, page } = await newPage(browser, lang, vp);
+      await page.route("**/challenge", () => {}); // held: the page stays on the checking step
+      await page.goto(`${BASE_URL}/rooms/${CHECKING_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "checking", "the checking step");
+      await audit(page, "checking", lang, vp);
+      await page.goto(`${BASE_URL}/rooms/${CLOSED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "closed", "the closed room");
+      await audit(page, "closed", lang, vp);
+      await context.close();
+    }
+    {
+      // The page as the server renders it, before (or without) its script.
+      const { context, page } = await newPage(browser, lang, vp);
+      await page.route("**/waiting.*.js", (r) => r.abort());
+      await page.route("**/waiting.js", (r) => r.abort());
+      await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "load" });
+      await visible(page, "waiting", "the server-rendered waiting page");
+      await audit(page, "waiting", lang, vp);
+      await context.close();
+    }
+    const { context, page } = await newPage(browser, lang, vp);
+    // The WebSocket runs through playwright, so the test can cut it: going
+    // offline alone leaves an open socket open.
+    const sockets = [];
+    let cutOff = false;
+    await page.routeWebSocket(/\/ws$/, (ws) => {
+      if (cutOff) {
+        ws.close();
+        return;
+      }
+      ws.connectToServer();
+      sockets.push(ws);
+    });
+    await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+    await waitShown(page, LIVE, `the ${lang} page going live`);
+    await visible(page, "paused-notice", "the paused notice");
+    const ringStyle = () => {
+      const after = getComputedStyle(document.querySelector('[data-testid="connection"] .conn-dot'), "::after");
+      return { animation: after.animationName, opacity: after.opacity, border: after.borderTopStyle };
+    };
+    const ring = await page.evaluate(ringStyle);
+    // Reduced motion: the ring stands still but stays, a clear "live" without movement.
+    await page.emulateMedia({ reducedMotion: "reduce" });
+    const stillRing = await page.evaluate(ringStyle);
+    await page.emulateMedia({ reducedMotion: null });
+    await audit(page, "paused", lang, vp);
+
+    // Cut the network: the banner shows, the numbers are marked, and the page comes back by itself.
+    cutOff = true;
+    await context.setOffline(true); // and the event stream and polling with it
+    for (const ws of sockets.splice(0)) await ws.close();
+    await waitShown(page, `${q("connection")}[data-mode="reconnecting"]`, "the reconnecting state");
+    await visible(page, "reconnecting", "the reconnecting banner");
+    const stale = await page.evaluate(() => ({
+      stale: document.querySelector('[data-testid="waiting"]').hasAttribute("data-stale"),
+      tag: !document.querySelector('[data-testid="stale-tag"]').hidden,
+      role: document.querySelector('[data-testid="reconnecting"]').getAttribute("role"),
+    }));
+    await audit(page, "reconnecting", lang, vp);
+    const cut = Date.now();
+    cutOff = false;
+    await context.setOffline(false);
+    await waitShown(page, LIVE, "live again after the network came back");
+    const bannerGone = await page.locator(q("reconnecting")).isHidden();
+    facts.reconnect.push({ lang, viewport: vp.name, ring, stillRing, ...stale, recoveredMs: Date.now() - cut, bannerGone });
+    open.push({ lang, vp, context, page });
+  }
+
+  // Open but slow: nobody else moves for a minute. The live page without the paused notice.
+  await room({ paused: false, batch_size: 1, batch_interval_ms: 60_000 });
+  for (const { lang, vp, page } of open) {
+    await page.locator(q("paused-notice")).waitFor({ state: "hidden", timeout: 20_000 });
+    await waitShown(page, LIVE, "live");
+    const since = await page.locator(q("entered-at")).textContent();
+    const progress = await page.locator(q("progress")).getAttribute("value");
+    const place = await page.evaluate((room) => {
+      const main = document.querySelector("[data-waitroom]");
+      const digits = (t) => Number(String(t).replace(/[^\d]/g, ""));
+      return {
+        position: digits(document.querySelector('[data-testid="position"]').textContent),
+        entry: digits(sessionStorage.getItem(`waitroom:entry:${room}:${main.dataset.ticket}`)),
+      };
+    }, ROOM);
+    await audit(page, "live", lang, vp);
+    // Leave: it asks first, then the place is given up.
+    await page.locator(q("leave")).click();
+    await visible(page, "leave-confirm", "the leave confirmation");
+    const focused = await page.evaluate(() => document.activeElement?.dataset.testid ?? null);
+    await audit(page, "leave-confirm", lang, vp);
+    const ticket = await page.locator("[data-waitroom]").getAttribute("data-ticket");
+    await page.locator(q("leave-yes")).click();
+    await visible(page, "left", "the left state");
+    await audit(page, "left", lang, vp);
+    const again = await page.locator(q("join-again")).getAttribute("href");
+    facts.left.push({ lang, viewport: vp.name, ticket, since: since.trim(), progress: Number(progress), ...place, focused, again });
+  }
+
+  // Expired: a page whose ticket is gone (left from another tab).
+  for (const { lang, vp, context, page } of open) {
+    await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+    await waitShown(page, LIVE, "live after joining again");
+    const ticket = await page.locator("[data-waitroom]").getAttribute("data-ticket");
+    const res = await context.request.delete(`${BASE_URL}/api/rooms/${ROOM}/tickets/${ticket}`);
+    check(res.status() === 204, `DELETE the ticket from another tab: ${res.status()}`);
+    await visible(page, "expired", "the expired state");
+    await audit(page, "expired", lang, vp);
+    await context.close();
+  }
+
+  // Fast, with a long jitter: admitted, a countdown, then "Continue". The
+  // shop answers 204 so the page stays put after its turn starts.
+  await room({ batch_size: 50, batch_interval_ms: 200, capacity: 1000, jitter_ms: 12_000 });
+  const inLine = [];
+  for (const { lang, vp } of combos) {
+    const { context, page } = await newPage(browser, lang, vp);
+    await page.route("**/shop**", (r) => r.fulfill({ status: 204 }));
+    await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+    await visible(page, "admitted", "the admitted state");
+    const goEarly = await page.locator(q("go")).isVisible();
+    const countdown = (await page.locator(q("countdown")).textContent()).trim();
+    await audit(page, "admitted-countdown", lang, vp);
+    const goHiddenAfterAudit = await page.locator(q("go")).isHidden();
+    await visible(page, "go", "the Continue button once the turn starts");
+    await audit(page, "admitted", lang, vp);
+    facts.early.push({ lang, viewport: vp.name, goEarly, goHiddenAfterAudit, countdown });
+    await page.close();
+    inLine.push({ lang, vp, context }); // degraded mode takes requests only from visitors who were in line
+  }
+
+  // Degraded (a drill): the accept page, then the drill ends and the page goes back to the line.
+  await admin("POST", "/degrade", { on: true });
+  let recovery = null;
+  for (const { lang, vp, context } of inLine) {
+    const page = await context.newPage();
+    page.on("pageerror", (e) => pageErrors.push(`${lang}-${vp.name}: ${e}`));
+    await page.goto(`${BASE_URL}/rooms/${ROOM}/accept?lang=${lang}`, { waitUntil: "domcontentloaded" });
+    await visible(page, "accept-form", "the accept form");
+    const metaRefresh = await page.evaluate(() => document.querySelectorAll('meta[http-equiv="refresh" i]').length);
+    await audit(page, "accept", lang, vp);
+    await page.locator(q("accept-submit")).click();
+    await page.waitForURL(/intent=/, { timeout: 20_000 });
+    await visible(page, "intent", "the intent's progress");
+    const intentMetaRefresh = await page.evaluate(() => document.querySelectorAll('meta[http-equiv="refresh" i]').length);
+    await audit(page, "accept-intent", lang, vp);
+    seen.meta = [...(seen.meta || []), { lang, viewport: vp.name, metaRefresh, intentMetaRefresh }];
+    await page.close();
+  }
+  {
+    const { context, page } = await newPage(browser, "en", VIEWPORTS[0]);
+    await page.goto(`${BASE_URL}/rooms/${ROOM}/accept?lang=en`, { waitUntil: "domcontentloaded" });
+    await visible(page, "accept-form", "the accept form");
+    const off = Date.now();
+    await admin("POST", "/degrade", { on: false });
+    await page.waitForURL((u) => u.pathname === `/rooms/${ROOM}`, { timeout: 20_000 });
+    recovery = { movedMs: Date.now() - off, url: page.url() };
+    log(`the accept page went back to the line ${recovery.movedMs} ms after the drill ended`);
+    await context.close();
+  }
+  await admin("POST", "/degrade", { on: null });
+
+  return { results, facts, meta: seen.meta, recovery, pageErrors };
+});
