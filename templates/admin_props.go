@@ -353,7 +353,6 @@ func adminLangName(l Lang) string {
 	return "English"
 }
 
-
 func adminDegradeMode(h *AdminHealth) string {
 	if h != nil && h.Forced != nil && *h.Forced {
 		return "on"
