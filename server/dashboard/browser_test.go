@@ -77,6 +77,7 @@ type adminRun struct {
 		Body   struct{ Error struct{ Code string } }
 	}
 	StateAfterCSRF                  string
+	TierRowsAtStart                 int
 	ChartPoints, Canvases           int
 	SameDocument                    bool
 	Modes                           []string
@@ -193,6 +194,12 @@ func TestDashboardInChromium(t *testing.T) {
 	if s.Title != "Flash sale" || s.Capacity != 1000 || s.BatchSize != 5 || s.BatchIntervalMS != 500 || s.AbandonAfterS != 600 {
 		t.Errorf("room as stored at the end %+v", s)
 	}
+	end := time.Date(2031, 2, 3, 4, 5, 0, 0, time.UTC)
+	tiers, _ := json.Marshal(s.Tiers)
+	if v.TierRowsAtStart != 3 || string(tiers) != `[{"max_position":500,"interval_ms":5000},{"max_position":2000,"interval_ms":4000},{"max_position":null,"interval_ms":10000}]` ||
+		s.EndsAt == nil || !s.EndsAt.Equal(end) {
+		t.Errorf("structured inputs: %d rows at the start; stored tiers %s, ends_at %v", v.TierRowsAtStart, tiers, s.EndsAt)
+	}
 	if v.LiveText != en("admin.conn.ws") || !v.SameDocument || len(v.WaitingValues) < 3 {
 		t.Errorf("live %q, one document %v, waiting values %v: want the counts to move live over WebSocket", v.LiveText, v.SameDocument, v.WaitingValues)
 	}
@@ -231,7 +238,7 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("the browser got %s", e)
 		}
 	}
-	for _, f := range []string{"admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
+	for _, f := range []string{"admin-form-en.png", "admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
 		checkPNG(t, filepath.Join(outDir, f), 1280)
 	}
 }

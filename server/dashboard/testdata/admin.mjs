@@ -167,6 +167,16 @@ async function main(browser, seen) {
   await page.fill(tid("field-batch_interval_ms"), "500");
   await page.fill(tid("field-abandon_after_s"), "600");
   await page.fill(tid("field-title"), "Flash sale");
+  // Structured inputs: a tier added before the open-ended one, the first
+  // removed; the end as a UTC date and time.
+  const rows = page.locator(`[data-tier-rows] ${tid("tier-row")}`);
+  seen.tierRowsAtStart = await rows.count();
+  await page.click(tid("tier-add"));
+  await rows.nth(2).locator(tid("tier-max")).fill("2000");
+  await rows.nth(2).locator(tid("tier-interval")).fill("4000");
+  await rows.nth(0).locator(tid("tier-remove")).click();
+  await page.fill(tid("field-ends_at"), "2031-02-03T04:05");
+  await page.screenshot({ path: join(OUT_DIR, "admin-form-en.png"), fullPage: true });
   await Promise.all([page.waitForURL(`${BASE_URL}/admin/rooms/${ROOM}`), page.click(tid("save-room"))]);
   log("room created");
 
