@@ -454,7 +454,7 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 var (
-	themeColorPattern = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	themeColorPattern = regexp.MustCompile(`^(?:` + ThemeColorPattern + `)$`)
 )
 
 // ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}. It runs on
@@ -534,6 +534,10 @@ func (s *Settings) Validate() error {
 func fieldErr(field, format string, args ...any) error {
 	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
+
+// ThemeColorPattern is a theme colour, #rgb or #rrggbb, unanchored as an
+// HTML pattern attribute takes it.
+const ThemeColorPattern = `#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})`
 
 // ValidThemeColor reports whether c is #rgb or #rrggbb: the only colours a
 // room may set, since pages put it into a <style> element as it is.

@@ -83,6 +83,7 @@ type adminRun struct {
 	Modes                           []string
 	WaitingValues                   []float64
 	KoHeading, KoLive, KoRowState   string
+	KoTierLabel                     string
 	PageErrors, Foreign, HTTPErrors []string
 }
 
@@ -227,6 +228,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if v.KoHeading != "“"+room+"” 대기실" || v.KoLive != ko("admin.conn.ws") || v.KoRowState != ko("admin.state.running") {
 		t.Errorf("Korean: %q, %q, %q", v.KoHeading, v.KoLive, v.KoRowState)
 	}
+	if v.KoTierLabel != ko("admin.field.tiers") {
+		t.Errorf("Korean form: tiers labelled %q", v.KoTierLabel)
+	}
 	if len(v.PageErrors) > 0 || len(v.Foreign) > 0 {
 		t.Errorf("page errors %q, requests off loopback %q", v.PageErrors, v.Foreign)
 	}
@@ -238,7 +242,7 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("the browser got %s", e)
 		}
 	}
-	for _, f := range []string{"admin-form-en.png", "admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
+	for _, f := range []string{"admin-form-en.png", "admin-form-ko.png", "admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
 		checkPNG(t, filepath.Join(outDir, f), 1280)
 	}
 }

@@ -230,6 +230,9 @@ async function main(browser, seen) {
   seen.koHeading = (await page.textContent(tid("room-heading"))).trim();
   seen.koLive = (await page.textContent(tid("live-status"))).trim();
   await page.screenshot({ path: join(OUT_DIR, "admin-room-ko.png"), fullPage: true });
+  await page.goto(`${BASE_URL}/admin/rooms/${ROOM}/edit`);
+  seen.koTierLabel = (await page.locator(`${tid("field-tiers")} legend`).textContent()).trim();
+  await page.screenshot({ path: join(OUT_DIR, "admin-form-ko.png"), fullPage: true });
   await page.goto(`${BASE_URL}/admin`);
   seen.koRowState = (await page.textContent(`${tid("room-row")}[data-room="${ROOM}"] [data-field="state"]`)).trim();
   await page.screenshot({ path: join(OUT_DIR, "admin-rooms-ko.png"), fullPage: true });
