@@ -220,14 +220,11 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 		return Ticket{}, Settings{}, err
 	}
 	now := l.clock.Now()
-	eff := s
-	if s.Activation == ActivationAdaptive && l.open != nil && !l.open(room) {
-		// The line is closed while checkout is cool: admit at once, with
-		// capacity still counted and a token still issued; but never ahead
-		// of people still waiting from when it was open.
-		eff.Activation = activationLineClosed
-	}
-	t, err := l.store.Enter(ctx, room, &eff, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
+	// The line is closed while checkout is cool: admit at once, with
+	// capacity still counted and a token still issued; but never ahead of
+	// people still waiting from when it was open.
+	lineClosed := s.Activation == ActivationAdaptive && l.open != nil && !l.open(room)
+	t, err := l.store.Enter(ctx, room, &s, lineClosed, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	return t, s, err
 }
 

@@ -54,6 +54,7 @@ func (f *fixture) room(t *testing.T, name string, edit func(*queue.Settings)) qu
 	if edit != nil {
 		edit(&s)
 	}
+	s.Normalize()
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,6 @@ const (
 	ActivationAdaptive = "adaptive"
 )
 
-// activationLineClosed is never stored: it is what an adaptive room whose
-// line is closed enters with.
-const activationLineClosed = "adaptive (line closed)"
-
 // Signals an adaptive room can read.
 const (
 	SignalPrometheus   = "prometheus"    // a PromQL instant query, e.g. checkout CPU
@@ -141,6 +137,314 @@ func DefaultSettings() Settings {
 	}
 }
 
+// FormKind says how the dashboard's room form shows and reads a setting.
+type FormKind string
+
+// Form kinds of SettingField.
+const (
+	KindText     FormKind = "text"
+	KindLongText FormKind = "longtext" // kept as typed, spaces included
+	KindNumber   FormKind = "number"   // a whole number
+	KindDecimal  FormKind = "decimal"
+	KindBool     FormKind = "bool"
+	KindURL      FormKind = "url"
+	KindColour   FormKind = "colour"
+	KindDateTime FormKind = "datetime" // RFC 3339 in JSON; UTC in the form
+	KindSelect   FormKind = "select"   // one of Choices
+	KindList     FormKind = "list"     // strings; the form separates them by commas or spaces
+	KindTiers    FormKind = "tiers"    // position tier → interval rows
+	KindGroup    FormKind = "group"    // a nested object of Fields
+	KindSecret   FormKind = "secret"   // never shown again; empty keeps it
+)
+
+// Sections of the dashboard's room form, in order.
+const (
+	SectionBasics     = "basics"
+	SectionPace       = "pace"
+	SectionLook       = "look"
+	SectionProtection = "protection"
+	SectionAdaptive   = "adaptive"
+)
+
+// SettingSections are the form's sections in order.
+var SettingSections = []string{SectionBasics, SectionPace, SectionLook, SectionProtection, SectionAdaptive}
+
+// SettingField declares one setting: everything that adding a setting would
+// otherwise spread over the checks, the dashboard's form, the catalogue and
+// the docs. It is a table rather than struct tags because checks are code
+// and a group's members need an order; TestEverySettingIsDeclared ties the
+// table to the struct, so a field cannot be added to one alone.
+type SettingField struct {
+	// Name is the JSON name; a group member's is "group.member", which is
+	// also its form input and the path the API's errors name.
+	Name    string
+	Section string
+	Kind    FormKind
+	Choices []string // KindSelect; "" is "none" (the group is left out)
+	// ChoicePrefix is the catalogue prefix of the choices' labels.
+	ChoicePrefix string
+	Help         bool           // the catalogue has HelpKey
+	Doc          string         // the meaning column of docs/api.md
+	Fields       []SettingField // KindGroup's members
+	// check reports what is wrong with the field's value in s.
+	check func(s *Settings) error
+	// applies tells whether a group's members are checked at all.
+	applies func(s *Settings) bool
+}
+
+// JSONName is the field's name inside its object.
+func (f SettingField) JSONName() string { return f.Name[strings.LastIndexByte(f.Name, '.')+1:] }
+
+// LabelKey is the catalogue key of the field's label.
+func (f SettingField) LabelKey() string { return "admin.field." + f.Name }
+
+// HelpKey is the catalogue key of the field's help text, or "".
+func (f SettingField) HelpKey() string {
+	if !f.Help {
+		return ""
+	}
+	return f.LabelKey() + ".help"
+}
+
+// ChoiceKey is the catalogue key of a choice's label.
+func (f SettingField) ChoiceKey(choice string) string {
+	if choice == "" {
+		return "admin.choice.none"
+	}
+	return f.ChoicePrefix + choice
+}
+
+func (f SettingField) validate(s *Settings) error {
+	if f.check != nil {
+		if err := f.check(s); err != nil {
+			return err
+		}
+	}
+	if f.applies != nil && !f.applies(s) {
+		return nil
+	}
+	for _, m := range f.Fields {
+		if err := m.validate(s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FindSettingField finds a declared field by name ("capacity", "adaptive.open_at").
+func FindSettingField(name string) (SettingField, bool) {
+	for _, f := range SettingFields {
+		if f.Name == name {
+			return f, true
+		}
+		for _, m := range f.Fields {
+			if m.Name == name {
+				return m, true
+			}
+		}
+	}
+	return SettingField{}, false
+}
+
+func between(field string, v, lo, hi int64) error {
+	if v < lo || v > hi {
+		return fieldErr(field, "must be between %d and %d", lo, hi)
+	}
+	return nil
+}
+
+func atMost(field string, v string, n int) error {
+	if len(v) > n {
+		return fieldErr(field, "must be at most %d characters", n)
+	}
+	return nil
+}
+
+func adaptiveOn(s *Settings) bool { return s.Activation == ActivationAdaptive && s.Adaptive != nil }
+
+// SettingFields declare every room setting, in the form's order. Defaults
+// are DefaultSettings (and Normalize for what is inside a field).
+var SettingFields = []SettingField{
+	{Name: "title", Section: SectionBasics, Kind: KindText, Doc: "shown on the waiting page",
+		check: func(s *Settings) error { return atMost("title", s.Title, 200) }},
+	{Name: "message", Section: SectionBasics, Kind: KindLongText, Doc: "shown on the waiting page",
+		check: func(s *Settings) error { return atMost("message", s.Message, 2000) }},
+	{Name: "target_url", Section: SectionBasics, Kind: KindURL, Help: true,
+		Doc: "where admitted users go: an absolute http(s) URL with a host (no user info), or a path starting with a single `/`; no `\\`, spaces or control characters anywhere (browsers read `/\\evil` as `//evil`, another site); percent-escapes such as `/%5C…` stay escaped and are allowed; at most 2048 characters",
+		check: func(s *Settings) error {
+			if err := validateTargetURL(s.TargetURL); err != nil {
+				return fieldErr("target_url", "%v", err)
+			}
+			return nil
+		}},
+	{Name: "activation", Section: SectionBasics, Kind: KindSelect, Choices: []string{ActivationAlways, ActivationOff, ActivationAdaptive},
+		ChoicePrefix: "admin.activation.", Help: true,
+		Doc: "`always` (the line is on), `off` (everyone is admitted at once) or `adaptive` (see `adaptive`)",
+		check: func(s *Settings) error {
+			if s.Activation != ActivationAlways && s.Activation != ActivationOff && s.Activation != ActivationAdaptive {
+				return fieldErr("activation", "must be %q, %q or %q", ActivationAlways, ActivationOff, ActivationAdaptive)
+			}
+			return nil
+		}},
+	{Name: "paused", Section: SectionBasics, Kind: KindBool, Doc: "admission stops; waiters keep their places"},
+	{Name: "ends_at", Section: SectionBasics, Kind: KindDateTime, Help: true,
+		Doc: "RFC 3339; afterwards enter answers `closed` to newcomers (those in line keep their place)"},
+
+	{Name: "capacity", Section: SectionPace, Kind: KindNumber, Doc: "most users active in checkout at once",
+		check: func(s *Settings) error { return between("capacity", s.Capacity, 1, 1_000_000) }},
+	{Name: "batch_size", Section: SectionPace, Kind: KindNumber, Doc: "admissions per tick",
+		check: func(s *Settings) error { return between("batch_size", s.BatchSize, 1, 10_000) }},
+	{Name: "batch_interval_ms", Section: SectionPace, Kind: KindNumber, Doc: "tick length",
+		check: func(s *Settings) error { return between("batch_interval_ms", s.BatchIntervalMS, 50, 60_000) }},
+	{Name: "jitter_ms", Section: SectionPace, Kind: KindNumber, Help: true, Doc: "each admitted user's `orderable_at` = admission + uniform [0, jitter_ms)",
+		check: func(s *Settings) error { return between("jitter_ms", s.JitterMS, 0, 600_000) }},
+	{Name: "session_ttl_s", Section: SectionPace, Kind: KindNumber, Doc: "how long an admitted user holds the slot after `orderable_at`",
+		check: func(s *Settings) error { return between("session_ttl_s", s.SessionTTLS, 1, 86_400) }},
+	{Name: "abandon_after_s", Section: SectionPace, Kind: KindNumber, Help: true,
+		Doc:   "a waiter with no sign of life this long loses the place; at least 20 and twice the longest tier interval",
+		check: func(s *Settings) error { return between("abandon_after_s", s.AbandonAfterS, 1, 86_400) }},
+	{Name: "tiers", Section: SectionPace, Kind: KindTiers, Help: true,
+		Doc:   "`[{\"max_position\": n or null, \"interval_ms\": n}]`: how often a waiter at or below `max_position` hears of its place; the last open-ended",
+		check: func(s *Settings) error { return validateTiers(s.Tiers) }},
+
+	{Name: "theme_color", Section: SectionLook, Kind: KindColour, Doc: "the waiting page's accent: `#rgb` or `#rrggbb`",
+		check: func(s *Settings) error {
+			if s.ThemeColor != "" && !ValidThemeColor(s.ThemeColor) {
+				return fieldErr("theme_color", "must be #rgb or #rrggbb")
+			}
+			return nil
+		}},
+	{Name: "logo_url", Section: SectionLook, Kind: KindURL, Doc: "the waiting page's logo, as `target_url`",
+		check: func(s *Settings) error {
+			if s.LogoURL == "" {
+				return nil
+			}
+			if err := validateTargetURL(s.LogoURL); err != nil {
+				return fieldErr("logo_url", "%v", err)
+			}
+			return nil
+		}},
+	{Name: "product_id", Section: SectionLook, Kind: KindText, Doc: "what the accept page of degraded mode asks for (its id, at most 64 characters)",
+		check: func(s *Settings) error { return atMost("product_id", s.ProductID, 64) }},
+	{Name: "product_name", Section: SectionLook, Kind: KindText, Doc: "what the accept page of degraded mode asks for (its name)",
+		check: func(s *Settings) error { return atMost("product_name", s.ProductName, 200) }},
+
+	{Name: "user_secret", Section: SectionProtection, Kind: KindSecret, Doc: "HS256 secret of the shop's user tokens (16+ characters)",
+		check: func(s *Settings) error {
+			if len(s.UserSecret) > 0 && len(s.UserSecret) < 16 {
+				return fieldErr("user_secret", "must be at least 16 characters when set")
+			}
+			return nil
+		}},
+	{Name: "allowed_embedders", Section: SectionProtection, Kind: KindList, Doc: "origins allowed to frame `/embed/rooms/{room}` (at most 20)",
+		check: func(s *Settings) error {
+			if len(s.AllowedEmbedders) > 20 {
+				return fieldErr("allowed_embedders", "must list at most 20 origins")
+			}
+			for i, o := range s.AllowedEmbedders {
+				if err := validateOrigin(o); err != nil {
+					return fieldErr(fmt.Sprintf("allowed_embedders[%d]", i), "%v", err)
+				}
+			}
+			return nil
+		}},
+	{Name: "bot_protection", Section: SectionProtection, Kind: KindGroup, Doc: "what a place in line costs a client", Fields: []SettingField{
+		{Name: "bot_protection.proof_of_work", Kind: KindSelect, Choices: []string{ProofOfWorkOn, ProofOfWorkOff}, ChoicePrefix: "admin.choice.proof_of_work.",
+			Doc: "`on` or `off`: entering takes a proof-of-work solution",
+			check: func(s *Settings) error {
+				if p := s.BotProtection.ProofOfWork; p != ProofOfWorkOn && p != ProofOfWorkOff {
+					return fieldErr("bot_protection.proof_of_work", `must be "on" or "off"`)
+				}
+				return nil
+			}},
+		{Name: "bot_protection.pow_cost", Kind: KindNumber, Doc: "the most scrypt runs one solution takes (half on average)",
+			check: func(s *Settings) error {
+				return between("bot_protection.pow_cost", s.BotProtection.PowCost, 1, 10_000_000)
+			}},
+		{Name: "bot_protection.enters_per_ip_per_minute", Kind: KindNumber, Doc: "new places one client may take per minute (GCRA, burst = the limit); 0 is no limit",
+			check: func(s *Settings) error {
+				if v := s.BotProtection.EntersPerIPPerMinute; v < 0 || v > 1_000_000 {
+					return fieldErr("bot_protection.enters_per_ip_per_minute", "must be between 0 (no limit) and 1000000")
+				}
+				return nil
+			}},
+		{Name: "bot_protection.places_per_ip", Kind: KindNumber, Doc: "live places (waiting or admitted) one client may hold; 0 is no limit",
+			check: func(s *Settings) error {
+				if v := s.BotProtection.PlacesPerIP; v < 0 || v > 1_000_000 {
+					return fieldErr("bot_protection.places_per_ip", "must be between 0 (no limit) and 1000000")
+				}
+				return nil
+			}},
+	}},
+	{Name: "max_quantity", Section: SectionProtection, Kind: KindNumber, Doc: "the most `quantity` one intent may ask for in degraded mode; 0 is no cap",
+		check: func(s *Settings) error {
+			if s.MaxQuantity < 0 || s.MaxQuantity > 1_000_000 {
+				return fieldErr("max_quantity", "must be between 0 (no cap) and 1000000")
+			}
+			return nil
+		}},
+
+	{Name: "adaptive", Section: SectionAdaptive, Kind: KindGroup, Help: true, applies: adaptiveOn,
+		Doc: "with `activation: \"adaptive\"`: the line opens when a reading reaches `open_at` and closes after `windows_to_close` windows below `close_at`; while closed, entries are admitted at once (capacity still counted, tokens still issued), but never ahead of people still waiting; when the signal cannot be read the room keeps its state",
+		check: func(s *Settings) error {
+			if s.Activation == ActivationAdaptive && s.Adaptive == nil {
+				return fieldErr("adaptive", "is required with activation \"adaptive\"")
+			}
+			return nil
+		},
+		Fields: []SettingField{
+			{Name: "adaptive.signal", Kind: KindSelect, Choices: []string{"", SignalPrometheus, SignalGateInflight, SignalGateLatency}, ChoicePrefix: "admin.choice.signal.",
+				Doc: "`prometheus` (a PromQL query), `gate_inflight` (the gate's in-flight requests ÷ capacity) or `gate_latency` (its p95 ÷ `latency_target_ms`)",
+				check: func(s *Settings) error {
+					if a := s.Adaptive; a.Signal != SignalPrometheus && a.Signal != SignalGateInflight && a.Signal != SignalGateLatency {
+						return fieldErr("adaptive.signal", "must be prometheus, gate_inflight or gate_latency")
+					}
+					return nil
+				}},
+			{Name: "adaptive.prometheus_url", Kind: KindURL, Doc: "the Prometheus HTTP API base URL (signal `prometheus`)",
+				check: func(s *Settings) error {
+					if a := s.Adaptive; a.Signal == SignalPrometheus && validateURL(a.PrometheusURL, false) != nil {
+						return fieldErr("adaptive.prometheus_url", "must be the Prometheus HTTP API base URL")
+					}
+					return nil
+				}},
+			{Name: "adaptive.query", Kind: KindText, Doc: "the PromQL instant query (signal `prometheus`)",
+				check: func(s *Settings) error {
+					if a := s.Adaptive; a.Signal == SignalPrometheus && a.Query == "" {
+						return fieldErr("adaptive.query", "is required with signal prometheus")
+					}
+					return nil
+				}},
+			{Name: "adaptive.latency_target_ms", Kind: KindNumber, Doc: "the latency that reads as 1 (signal `gate_latency`)",
+				check: func(s *Settings) error {
+					if a := s.Adaptive; a.Signal == SignalGateLatency && a.LatencyTargetMS <= 0 {
+						return fieldErr("adaptive.latency_target_ms", "must be positive with signal gate_latency")
+					}
+					return nil
+				}},
+			{Name: "adaptive.open_at", Kind: KindDecimal, Doc: "the reading that opens the line",
+				check: func(s *Settings) error {
+					if s.Adaptive.OpenAt <= 0 {
+						return fieldErr("adaptive.open_at", "must be positive")
+					}
+					return nil
+				}},
+			{Name: "adaptive.close_at", Kind: KindDecimal, Doc: "the reading below which windows count towards closing (below `open_at`)",
+				check: func(s *Settings) error {
+					if a := s.Adaptive; a.CloseAt < 0 || a.CloseAt >= a.OpenAt {
+						return fieldErr("adaptive.close_at", "must be at least 0 and below open_at")
+					}
+					return nil
+				}},
+			{Name: "adaptive.window_s", Kind: KindNumber, Doc: "the length of one window",
+				check: func(s *Settings) error { return between("adaptive.window_s", s.Adaptive.WindowS, 1, 3600) }},
+			{Name: "adaptive.windows_to_close", Kind: KindNumber, Doc: "windows below `close_at` that close the line",
+				check: func(s *Settings) error {
+					return between("adaptive.windows_to_close", s.Adaptive.WindowsToClose, 1, 100)
+				}},
+		}},
+}
+
 // FieldError names the setting that is wrong, so the API can say which.
 type FieldError struct {
 	Field   string
@@ -150,7 +454,7 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 var (
-	themeColorPattern = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	themeColorPattern = regexp.MustCompile(`^(?:` + ThemeColorPattern + `)$`)
 )
 
 // ValidRoomID reports whether id is a room slug: [a-z0-9-]{1,64}. It runs on
@@ -168,100 +472,52 @@ func ValidRoomID(id string) bool {
 	return true
 }
 
-// ParseSettings decodes JSON over the defaults and validates the result.
-// Unknown fields are refused so that a typo does not pass silently.
+// ParseSettings decodes JSON over the defaults, fills what is left empty
+// (Normalize) and checks the result (Validate). Unknown fields are refused so
+// that a typo does not pass silently.
 func ParseSettings(data []byte) (Settings, error) {
 	s := DefaultSettings()
 	if err := DecodeStrict(data, &s); err != nil {
 		return Settings{}, err
 	}
+	s.Normalize()
 	if err := s.Validate(); err != nil {
 		return Settings{}, err
 	}
 	return s, nil
 }
 
-// Validate checks every field and returns a *FieldError for the first bad one.
-func (s *Settings) Validate() error {
-	bad := func(field, format string, args ...any) error {
-		return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case s.Capacity < 1 || s.Capacity > 1_000_000:
-		return bad("capacity", "must be between 1 and 1000000")
-	case s.BatchSize < 1 || s.BatchSize > 10_000:
-		return bad("batch_size", "must be between 1 and 10000")
-	case s.BatchIntervalMS < 50 || s.BatchIntervalMS > 60_000:
-		return bad("batch_interval_ms", "must be between 50 and 60000")
-	case s.JitterMS < 0 || s.JitterMS > 600_000:
-		return bad("jitter_ms", "must be between 0 and 600000")
-	case s.SessionTTLS < 1 || s.SessionTTLS > 86_400:
-		return bad("session_ttl_s", "must be between 1 and 86400")
-	case s.AbandonAfterS < 1 || s.AbandonAfterS > 86_400:
-		return bad("abandon_after_s", "must be between 1 and 86400")
-	case s.Activation != ActivationAlways && s.Activation != ActivationOff && s.Activation != ActivationAdaptive:
-		return bad("activation", "must be %q, %q or %q", ActivationAlways, ActivationOff, ActivationAdaptive)
-	case len(s.Title) > 200:
-		return bad("title", "must be at most 200 characters")
-	case len(s.Message) > 2000:
-		return bad("message", "must be at most 2000 characters")
-	case len(s.ProductID) > 64:
-		return bad("product_id", "must be at most 64 characters")
-	case len(s.ProductName) > 200:
-		return bad("product_name", "must be at most 200 characters")
-	case len(s.UserSecret) > 0 && len(s.UserSecret) < 16:
-		return bad("user_secret", "must be at least 16 characters when set")
-	}
-	if err := validateTargetURL(s.TargetURL); err != nil {
-		return bad("target_url", "%v", err)
-	}
-	if s.ThemeColor != "" && !themeColorPattern.MatchString(s.ThemeColor) {
-		return bad("theme_color", "must be #rgb or #rrggbb")
-	}
-	if s.LogoURL != "" {
-		if err := validateTargetURL(s.LogoURL); err != nil {
-			return bad("logo_url", "%v", err)
-		}
-	}
-	if err := s.validateAdaptive(); err != nil {
-		return err
-	}
-	if err := s.BotProtection.validate(); err != nil {
-		return err
-	}
-	if s.MaxQuantity < 0 || s.MaxQuantity > 1_000_000 {
-		return bad("max_quantity", "must be between 0 (no cap) and 1000000")
-	}
-	if len(s.AllowedEmbedders) > 20 {
-		return bad("allowed_embedders", "must list at most 20 origins")
-	}
-	for i, o := range s.AllowedEmbedders {
-		if err := validateOrigin(o); err != nil {
-			return bad(fmt.Sprintf("allowed_embedders[%d]", i), "%v", err)
-		}
-	}
+// Normalize fills the defaults of what JSON can leave empty inside a field
+// (no tiers, an adaptive window or a proof-of-work switch left out). It
+// trims nothing: a URL with a space is refused, not repaired, as before.
+func (s *Settings) Normalize() {
 	if len(s.Tiers) == 0 {
 		s.Tiers = DefaultTiers()
 	}
-	var last int64
-	for i, t := range s.Tiers {
-		field := fmt.Sprintf("tiers[%d]", i)
-		if t.IntervalMS < 100 || t.IntervalMS > 600_000 {
-			return bad(field+".interval_ms", "must be between 100 and 600000")
+	if a := s.Adaptive; a != nil {
+		if a.WindowS == 0 {
+			a.WindowS = 60
 		}
-		if t.MaxPosition == nil {
-			if i != len(s.Tiers)-1 {
-				return bad(field+".max_position", "only the last tier may be open-ended (null)")
-			}
-			continue
+		if a.WindowsToClose == 0 {
+			a.WindowsToClose = 3
 		}
-		if *t.MaxPosition <= last {
-			return bad(field+".max_position", "must be greater than the tier before")
-		}
-		last = *t.MaxPosition
 	}
-	if s.Tiers[len(s.Tiers)-1].MaxPosition != nil {
-		return bad(fmt.Sprintf("tiers[%d].max_position", len(s.Tiers)-1), "the last tier must be open-ended (null)")
+	if s.BotProtection.ProofOfWork == "" {
+		s.BotProtection.ProofOfWork = ProofOfWorkOn
+	}
+	if s.BotProtection.PowCost == 0 {
+		s.BotProtection.PowCost = DefaultPowCost
+	}
+}
+
+// Validate checks every declared field in SettingFields order, then the rules
+// across fields, and returns a *FieldError for the first bad one. It changes
+// nothing: call Normalize first for the defaults.
+func (s *Settings) Validate() error {
+	for _, f := range SettingFields {
+		if err := f.validate(s); err != nil {
+			return err
+		}
 	}
 	// A waiter who polls at its tier interval, or holds a push connection
 	// (refreshed at least every MinAbandonAfterS/2), must never look abandoned.
@@ -270,7 +526,46 @@ func (s *Settings) Validate() error {
 		longest = max(longest, t.IntervalMS)
 	}
 	if s.AbandonAfterS < MinAbandonAfterS || s.AbandonAfterS*1000 < 2*longest {
-		return bad("abandon_after_s", "must be at least %d and at least twice the longest tier interval (%d ms)", MinAbandonAfterS, longest)
+		return fieldErr("abandon_after_s", "must be at least %d and at least twice the longest tier interval (%d ms)", MinAbandonAfterS, longest)
+	}
+	return nil
+}
+
+func fieldErr(field, format string, args ...any) error {
+	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
+}
+
+// ThemeColorPattern is a theme colour, #rgb or #rrggbb, unanchored as an
+// HTML pattern attribute takes it.
+const ThemeColorPattern = `#([0-9a-fA-F]{3}|[0-9a-fA-F]{6})`
+
+// ValidThemeColor reports whether c is #rgb or #rrggbb: the only colours a
+// room may set, since pages put it into a <style> element as it is.
+func ValidThemeColor(c string) bool { return themeColorPattern.MatchString(c) }
+
+func validateTiers(tiers []Tier) error {
+	if len(tiers) == 0 {
+		return fieldErr("tiers", "must list at least one tier")
+	}
+	var last int64
+	for i, t := range tiers {
+		field := fmt.Sprintf("tiers[%d]", i)
+		if t.IntervalMS < 100 || t.IntervalMS > 600_000 {
+			return fieldErr(field+".interval_ms", "must be between 100 and 600000")
+		}
+		if t.MaxPosition == nil {
+			if i != len(tiers)-1 {
+				return fieldErr(field+".max_position", "only the last tier may be open-ended (null)")
+			}
+			continue
+		}
+		if *t.MaxPosition <= last {
+			return fieldErr(field+".max_position", "must be greater than the tier before")
+		}
+		last = *t.MaxPosition
+	}
+	if tiers[len(tiers)-1].MaxPosition != nil {
+		return fieldErr(fmt.Sprintf("tiers[%d].max_position", len(tiers)-1), "the last tier must be open-ended (null)")
 	}
 	return nil
 }
@@ -383,63 +678,6 @@ func DecodeStrict(data []byte, v any) error {
 	}
 	if dec.More() {
 		return &FieldError{Field: "body", Message: "must hold one JSON object"}
-	}
-	return nil
-}
-
-func (s *Settings) validateAdaptive() error {
-	if s.Activation != ActivationAdaptive {
-		return nil
-	}
-	a := s.Adaptive
-	if a == nil {
-		return &FieldError{Field: "adaptive", Message: "is required with activation \"adaptive\""}
-	}
-	bad := func(field, msg string) error { return &FieldError{Field: "adaptive." + field, Message: msg} }
-	if a.WindowS == 0 {
-		a.WindowS = 60
-	}
-	if a.WindowsToClose == 0 {
-		a.WindowsToClose = 3
-	}
-	switch {
-	case a.Signal != SignalPrometheus && a.Signal != SignalGateInflight && a.Signal != SignalGateLatency:
-		return bad("signal", "must be prometheus, gate_inflight or gate_latency")
-	case a.Signal == SignalPrometheus && validateURL(a.PrometheusURL, false) != nil:
-		return bad("prometheus_url", "must be the Prometheus HTTP API base URL")
-	case a.Signal == SignalPrometheus && a.Query == "":
-		return bad("query", "is required with signal prometheus")
-	case a.Signal == SignalGateLatency && a.LatencyTargetMS <= 0:
-		return bad("latency_target_ms", "must be positive with signal gate_latency")
-	case a.OpenAt <= 0:
-		return bad("open_at", "must be positive")
-	case a.CloseAt < 0 || a.CloseAt >= a.OpenAt:
-		return bad("close_at", "must be at least 0 and below open_at")
-	case a.WindowS < 1 || a.WindowS > 3600:
-		return bad("window_s", "must be between 1 and 3600")
-	case a.WindowsToClose < 1 || a.WindowsToClose > 100:
-		return bad("windows_to_close", "must be between 1 and 100")
-	}
-	return nil
-}
-
-func (b *BotProtection) validate() error {
-	bad := func(field, msg string) error { return &FieldError{Field: "bot_protection." + field, Message: msg} }
-	if b.ProofOfWork == "" {
-		b.ProofOfWork = ProofOfWorkOn
-	}
-	if b.PowCost == 0 {
-		b.PowCost = DefaultPowCost
-	}
-	switch {
-	case b.ProofOfWork != ProofOfWorkOn && b.ProofOfWork != ProofOfWorkOff:
-		return bad("proof_of_work", `must be "on" or "off"`)
-	case b.PowCost < 1 || b.PowCost > 10_000_000:
-		return bad("pow_cost", "must be between 1 and 10000000")
-	case b.EntersPerIPPerMinute < 0 || b.EntersPerIPPerMinute > 1_000_000:
-		return bad("enters_per_ip_per_minute", "must be between 0 (no limit) and 1000000")
-	case b.PlacesPerIP < 0 || b.PlacesPerIP > 1_000_000:
-		return bad("places_per_ip", "must be between 0 (no limit) and 1000000")
 	}
 	return nil
 }

@@ -3,6 +3,11 @@ package queue
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -98,4 +103,182 @@ func TestValidRoomID(t *testing.T) {
 			t.Errorf("ValidRoomID(%q) = %v, want %v", id, got, want)
 		}
 	}
+}
+
+// TestEverySettingIsDeclared: every JSON field of Settings and of its
+// nested groups has a SettingField, and every SettingField is a JSON field,
+// so a setting cannot be added to the struct alone (or the table alone).
+func TestEverySettingIsDeclared(t *testing.T) {
+	want := map[string]bool{}
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for i := range typ.NumField() {
+			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				t.Fatalf("%s%s has no JSON name", prefix, typ.Field(i).Name)
+			}
+			want[prefix+name] = true
+			ft := typ.Field(i).Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft == reflect.TypeFor[Adaptive]() || ft == reflect.TypeFor[BotProtection]() {
+				walk(prefix+name+".", ft)
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Settings]())
+	got := map[string]bool{}
+	for _, f := range SettingFields {
+		got[f.Name] = true
+		if f.Kind == KindGroup && len(f.Fields) == 0 || f.Kind != KindGroup && len(f.Fields) > 0 {
+			t.Errorf("%s: only a group has members", f.Name)
+		}
+		if !slices.Contains(SettingSections, f.Section) {
+			t.Errorf("%s: section %q", f.Name, f.Section)
+		}
+		for _, m := range f.Fields {
+			got[m.Name] = true
+			if !strings.HasPrefix(m.Name, f.Name+".") {
+				t.Errorf("member %s of %s", m.Name, f.Name)
+			}
+		}
+	}
+	for name := range want {
+		if !got[name] {
+			t.Errorf("Settings.%s is not declared in SettingFields", name)
+		}
+	}
+	for name := range got {
+		if !want[name] {
+			t.Errorf("SettingFields declares %s, which Settings lacks", name)
+		}
+	}
+}
+
+// TestValidateChangesNothing: Validate reports; only Normalize fills.
+func TestValidateChangesNothing(t *testing.T) {
+	s := DefaultSettings()
+	s.Tiers = nil
+	s.BotProtection = BotProtection{}
+	s.Activation = ActivationAdaptive
+	s.Adaptive = &Adaptive{Signal: SignalGateInflight, OpenAt: 0.8, CloseAt: 0.5}
+	before, _ := json.Marshal(s)
+	if err := s.Validate(); err == nil {
+		t.Error("no tiers validated before Normalize")
+	}
+	if after, _ := json.Marshal(s); string(after) != string(before) {
+		t.Errorf("Validate changed the settings:\n%s\n%s", before, after)
+	}
+	s.Normalize()
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tiers) != 3 || s.Adaptive.WindowS != 60 || s.Adaptive.WindowsToClose != 3 || s.BotProtection.PowCost != DefaultPowCost || !s.BotProtection.PowOn() {
+		t.Errorf("normalized %+v %+v", s, *s.Adaptive)
+	}
+}
+
+// TestFieldErrorsNameDeclaredFields: each check's error names its own field
+// (or an element of it), the path the dashboard maps back to its input.
+func TestFieldErrorsNameDeclaredFields(t *testing.T) {
+	for body, field := range map[string]string{
+		`{"title": "` + strings.Repeat("x", 201) + `"}`:                                                                     "title",
+		`{"activation": "sometimes"}`:                                                                                       "activation",
+		`{"product_id": "` + strings.Repeat("x", 65) + `"}`:                                                                 "product_id",
+		`{"max_quantity": -1}`:                                                                                              "max_quantity",
+		`{"allowed_embedders": ["https://a.example/x"]}`:                                                                    "allowed_embedders[0]",
+		`{"bot_protection": {"proof_of_work": "maybe"}}`:                                                                    "bot_protection.proof_of_work",
+		`{"bot_protection": {"places_per_ip": -1}}`:                                                                         "bot_protection.places_per_ip",
+		`{"activation": "adaptive"}`:                                                                                        "adaptive",
+		`{"activation": "adaptive", "adaptive": {"signal": "x", "open_at": 1}}`:                                             "adaptive.signal",
+		`{"activation": "adaptive", "adaptive": {"signal": "gate_inflight", "open_at": 1, "close_at": 2}}`:                  "adaptive.close_at",
+		`{"activation": "adaptive", "adaptive": {"signal": "gate_inflight", "open_at": 1, "window_s": 9999}}`:               "adaptive.window_s",
+		`{"activation": "adaptive", "adaptive": {"signal": "prometheus", "prometheus_url": "http://p:9090", "open_at": 1}}`: "adaptive.query",
+	} {
+		_, err := ParseSettings([]byte(body))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%s: %v, want a FieldError on %s", body, err, field)
+			continue
+		}
+		name, _, _ := strings.Cut(fe.Field, "[")
+		if _, ok := FindSettingField(name); !ok {
+			t.Errorf("%s names %s, which is not declared", body, fe.Field)
+		}
+	}
+}
+
+// docsTable is docs/api.md's list of settings, made from the declaration.
+func docsTable() string {
+	def := DefaultSettings()
+	def.Adaptive = &Adaptive{}
+	def.Normalize()
+	raw, _ := json.Marshal(def)
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	lookup := func(name string) any {
+		var v any = m
+		for part := range strings.SplitSeq(name, ".") {
+			obj, _ := v.(map[string]any)
+			v = obj[part]
+		}
+		return v
+	}
+	var b strings.Builder
+	b.WriteString("| field | default | meaning |\n|---|---|---|\n")
+	row := func(f SettingField) {
+		d := "none" // left out: no value at all (ends_at, a signal)
+		switch v := lookup(f.Name); {
+		case f.Kind == KindGroup:
+			d = "see below"
+		case v != nil && v != "":
+			d, _ = jsonText(v)
+		case f.Kind == KindNumber:
+			d = "`0`"
+		case f.Kind == KindList:
+			d = "`[]`"
+		case f.Kind != KindDateTime && f.Kind != KindSelect && f.Kind != KindDecimal:
+			d = "`\"\"`"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Name, d, f.Doc)
+	}
+	for _, f := range SettingFields {
+		row(f)
+		for _, sub := range f.Fields {
+			row(sub)
+		}
+	}
+	return b.String()
+}
+
+func jsonText(v any) (string, error) {
+	b, err := json.Marshal(v)
+	return "`" + string(b) + "`", err
+}
+
+// TestDocsListEverySetting: docs/api.md's settings table is the one the
+// declaration makes. WAITROOM_UPDATE_DOCS=1 rewrites it.
+func TestDocsListEverySetting(t *testing.T) {
+	const path, begin, end = "../docs/api.md", "<!-- settings:begin (made from queue.SettingFields: WAITROOM_UPDATE_DOCS=1 go test ./queue/ -run TestDocsListEverySetting) -->\n", "<!-- settings:end -->"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s lacks the settings markers", path)
+	}
+	want := docsTable()
+	if doc[i+len(begin):j] == want {
+		return
+	}
+	if os.Getenv("WAITROOM_UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s's settings table differs from queue.SettingFields; run WAITROOM_UPDATE_DOCS=1 go test ./queue/ -run TestDocsListEverySetting", path)
 }

@@ -75,7 +75,10 @@ type Store interface {
 	// Enter returns the identity's live ticket in room, or a new one at the
 	// back of the line (admitted at once when the fast track allows). A new
 	// one costs what gate says (ErrProofRequired, ErrProofSpent).
-	Enter(ctx context.Context, room string, s *Settings, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
+	// lineClosed says an adaptive room's line is closed: admit at once, but
+	// never ahead of people still waiting. It travels beside the settings,
+	// never inside them.
+	Enter(ctx context.Context, room string, s *Settings, lineClosed bool, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
 	// Status reads a ticket for its owner and counts as a sign of life.
 	Status(ctx context.Context, room string, s *Settings, ticketID, identity string, now time.Time) (Ticket, error)
 	// StatusMany reads many tickets in one pipelined round trip, without an

@@ -150,7 +150,7 @@ func (s *RedisStore) ListRooms(ctx context.Context) ([]string, error) {
 
 func ms(t time.Time) int64 { return t.UnixMilli() }
 
-func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, identity, newID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error) {
+func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, lineClosed bool, identity, newID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error) {
 	k := keysFor(s.prefix, room)
 	mode := "line"
 	switch {
@@ -158,7 +158,7 @@ func (s *RedisStore) Enter(ctx context.Context, room string, st *Settings, ident
 		mode = "closed"
 	case st.Activation == ActivationOff:
 		mode = "open"
-	case st.Activation == activationLineClosed:
+	case lineClosed:
 		mode = "open_if_empty"
 	case st.Paused:
 		mode = "paused"

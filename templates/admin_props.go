@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 // The admin dashboard's views. Live views are also the JSON pushed to open
@@ -136,6 +138,13 @@ type AdminRoomFormProps struct {
 	HasSecret bool // the room has a user secret: empty keeps it
 	// Defaults are the values fields left empty take, shown as placeholders.
 	Defaults map[string]string
+	// Tiers are the tier rows, as typed or stored.
+	Tiers []AdminTierRow
+}
+
+// AdminTierRow is one tier of the form: an empty MaxPosition is open-ended.
+type AdminTierRow struct {
+	MaxPosition, IntervalMS string
 }
 
 // AdminDeleteProps is the confirmation before a room is deleted.
@@ -156,34 +165,46 @@ func AdminRoomPath(room, suffix string) string {
 	return "/admin/rooms/" + url.PathEscape(room) + suffix
 }
 
-// AdminFieldNames are the settings fields of the room form, in order.
-var AdminFieldNames = []string{
-	"title", "message", "target_url",
-	"capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s",
-	"activation", "adaptive", "paused", "ends_at", "tiers",
-	"theme_color", "logo_url", "product_id", "product_name", "max_quantity", "allowed_embedders", "user_secret",
-	"bot_protection",
-}
+// adminActivations are the activation modes the forms offer, as declared.
+var adminActivations = func() []string {
+	f, _ := queue.FindSettingField("activation")
+	return f.Choices
+}()
 
-// adminFieldKind says how the form shows a field.
-func adminFieldKind(name string) string {
-	switch name {
-	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s", "max_quantity":
-		return "number"
-	case "message", "adaptive", "tiers", "bot_protection":
-		return "textarea"
-	case "paused":
-		return "checkbox"
-	case "activation":
-		return "select"
-	case "user_secret":
-		return "password"
+// adminSectionFields are the declared settings of one form section.
+func adminSectionFields(section string) []queue.SettingField {
+	var out []queue.SettingField
+	for _, f := range queue.SettingFields {
+		if f.Section == section {
+			out = append(out, f)
+		}
 	}
-	return "text"
+	return out
 }
 
-// Activation modes the forms offer, as the settings name them.
-var adminActivations = []string{"always", "off", "adaptive"}
+// adminFieldLabel is a setting's label.
+func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
+
+// adminInputID is an input's id: "field-adaptive.open_at" would read as a
+// class in CSS selectors, so dots become dashes.
+func adminInputID(name string) string { return "field-" + strings.ReplaceAll(name, ".", "-") }
+
+// adminFieldHelp is a field's help text, or "".
+func adminFieldHelp(lang Lang, f queue.SettingField) string {
+	if k := f.HelpKey(); k != "" {
+		return T(lang, k)
+	}
+	return ""
+}
+
+// adminDescribedBy points an input at its help and its error.
+func adminDescribedBy(f queue.SettingField) string {
+	ids := "error-for-" + strings.ReplaceAll(f.Name, ".", "-")
+	if f.Help {
+		ids = "hint-" + strings.ReplaceAll(f.Name, ".", "-") + " " + ids
+	}
+	return ids
+}
 
 func withPlaceholders(s string, kv ...string) string {
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -331,8 +352,6 @@ func adminLangName(l Lang) string {
 	}
 	return "English"
 }
-
-func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
 
 func adminDegradeMode(h *AdminHealth) string {
 	if h != nil && h.Forced != nil && *h.Forced {

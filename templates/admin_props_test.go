@@ -3,6 +3,8 @@ package templates
 import (
 	"strings"
 	"testing"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 // The same tables as web/admin_format.test.ts.
@@ -53,11 +55,6 @@ func TestAdminFormat(t *testing.T) {
 func TestAdminStringsCoverTheFields(t *testing.T) {
 	for _, lang := range Langs {
 		s := AdminStrings(lang)
-		for _, name := range AdminFieldNames {
-			if s["admin.field."+name] == "" {
-				t.Errorf("%s lacks admin.field.%s", lang, name)
-			}
-		}
 		for _, k := range []string{"admin.conn.connecting", "admin.conn.ws", "admin.conn.sse", "admin.conn.poll", "admin.conn.reconnecting", "admin.activation.always", "admin.activation.off", "admin.activation.adaptive", "admin.degrade.on", "admin.degrade.auto"} {
 			if s[k] == "" {
 				t.Errorf("%s lacks %s", lang, k)
@@ -66,6 +63,39 @@ func TestAdminStringsCoverTheFields(t *testing.T) {
 		for k := range s {
 			if !strings.HasPrefix(k, "admin.") {
 				t.Errorf("AdminStrings has %s", k)
+			}
+		}
+	}
+}
+
+// TestEveryDeclaredSettingHasItsWords: every label, help, choice and
+// section key the room form takes from queue.SettingFields is in both
+// languages, so a new setting cannot ship without them.
+func TestEveryDeclaredSettingHasItsWords(t *testing.T) {
+	var keys []string
+	var add func(f queue.SettingField)
+	add = func(f queue.SettingField) {
+		keys = append(keys, f.LabelKey())
+		if f.HelpKey() != "" {
+			keys = append(keys, f.HelpKey())
+		}
+		for _, c := range f.Choices {
+			keys = append(keys, f.ChoiceKey(c))
+		}
+		for _, m := range f.Fields {
+			add(m)
+		}
+	}
+	for _, f := range queue.SettingFields {
+		add(f)
+	}
+	for _, s := range queue.SettingSections {
+		keys = append(keys, "admin.section."+s)
+	}
+	for _, lang := range Langs {
+		for _, k := range keys {
+			if _, ok := catalogue[lang][k]; !ok {
+				t.Errorf("%s lacks %s", lang, k)
 			}
 		}
 	}

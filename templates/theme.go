@@ -4,23 +4,22 @@ import (
 	"context"
 	"io"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 // DefaultAccent is the accent when a room sets none (or an invalid one).
 const DefaultAccent = "#1d4ed8"
 
-var hexColour = regexp.MustCompile(`^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-
 // accent returns the theme colour as #rrggbb. Only hex is accepted: it goes
 // into a <style> element, so nothing else may pass.
 func accent(t Theme) string {
 	c := strings.TrimSpace(t.Color)
-	if !hexColour.MatchString(c) {
+	if !queue.ValidThemeColor(c) {
 		return DefaultAccent
 	}
 	c = strings.ToLower(c)

@@ -135,12 +135,50 @@ export function roomForm(form: HTMLFormElement, csrf: string): void {
     }
   };
   const touch = (ev: Event) => {
-    const name = (ev.target as HTMLInputElement | null)?.name;
+    const input = ev.target as HTMLInputElement | null;
+    // An input that is part of a setting (a tier row, "clear the secret")
+    // says which in data-field; the rest are named as the setting.
+    mark(input?.dataset?.field || input?.name || "");
+  };
+  const mark = (name: string) => {
     if (!name) return;
-    touched.add(name === "user_secret_clear" ? "user_secret" : name);
+    touched.add(name);
     window.clearTimeout(timer);
     timer = window.setTimeout(check, 250);
   };
   form.addEventListener("input", touch);
   form.addEventListener("change", touch);
+  for (const tiers of Array.from(form.querySelectorAll<HTMLElement>("[data-tiers]"))) {
+    tierRows(tiers, () => mark(tiers.dataset.tiers || ""));
+  }
+}
+
+/**
+ * tierRows adds a row from the fieldset's template and removes a row,
+ * moving focus somewhere sensible and asking the checks again.
+ */
+export function tierRows(tiers: HTMLElement, changed: () => void): void {
+  const rows = tiers.querySelector<HTMLElement>("[data-tier-rows]");
+  const template = tiers.querySelector<HTMLTemplateElement>("template[data-tier-template]");
+  const add = tiers.querySelector<HTMLButtonElement>("[data-tier-add]");
+  if (!rows || !template || !add) return;
+  add.addEventListener("click", () => {
+    const row = template.content.firstElementChild?.cloneNode(true) as HTMLElement | undefined;
+    if (!row) return;
+    // A new tier goes before the open-ended last one.
+    const last = rows.lastElementChild;
+    const lastMax = last?.querySelector<HTMLInputElement>("input[name$='.max_position']");
+    if (last && lastMax && lastMax.value === "") rows.insertBefore(row, last);
+    else rows.appendChild(row);
+    row.querySelector<HTMLInputElement>("input")?.focus();
+    changed();
+  });
+  rows.addEventListener("click", (ev) => {
+    const button = (ev.target as HTMLElement | null)?.closest<HTMLElement>("[data-tier-remove]");
+    const row = button?.closest<HTMLElement>("[data-tier-row]");
+    if (!row) return;
+    row.remove();
+    add.focus();
+    changed();
+  });
 }

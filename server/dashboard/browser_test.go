@@ -77,11 +77,13 @@ type adminRun struct {
 		Body   struct{ Error struct{ Code string } }
 	}
 	StateAfterCSRF                  string
+	TierRowsAtStart                 int
 	ChartPoints, Canvases           int
 	SameDocument                    bool
 	Modes                           []string
 	WaitingValues                   []float64
 	KoHeading, KoLive, KoRowState   string
+	KoTierLabel                     string
 	PageErrors, Foreign, HTTPErrors []string
 }
 
@@ -193,6 +195,12 @@ func TestDashboardInChromium(t *testing.T) {
 	if s.Title != "Flash sale" || s.Capacity != 1000 || s.BatchSize != 5 || s.BatchIntervalMS != 500 || s.AbandonAfterS != 600 {
 		t.Errorf("room as stored at the end %+v", s)
 	}
+	end := time.Date(2031, 2, 3, 4, 5, 0, 0, time.UTC)
+	tiers, _ := json.Marshal(s.Tiers)
+	if v.TierRowsAtStart != 3 || string(tiers) != `[{"max_position":500,"interval_ms":5000},{"max_position":2000,"interval_ms":4000},{"max_position":null,"interval_ms":10000}]` ||
+		s.EndsAt == nil || !s.EndsAt.Equal(end) {
+		t.Errorf("structured inputs: %d rows at the start; stored tiers %s, ends_at %v", v.TierRowsAtStart, tiers, s.EndsAt)
+	}
 	if v.LiveText != en("admin.conn.ws") || !v.SameDocument || len(v.WaitingValues) < 3 {
 		t.Errorf("live %q, one document %v, waiting values %v: want the counts to move live over WebSocket", v.LiveText, v.SameDocument, v.WaitingValues)
 	}
@@ -220,6 +228,9 @@ func TestDashboardInChromium(t *testing.T) {
 	if v.KoHeading != "“"+room+"” 대기실" || v.KoLive != ko("admin.conn.ws") || v.KoRowState != ko("admin.state.running") {
 		t.Errorf("Korean: %q, %q, %q", v.KoHeading, v.KoLive, v.KoRowState)
 	}
+	if v.KoTierLabel != ko("admin.field.tiers") {
+		t.Errorf("Korean form: tiers labelled %q", v.KoTierLabel)
+	}
 	if len(v.PageErrors) > 0 || len(v.Foreign) > 0 {
 		t.Errorf("page errors %q, requests off loopback %q", v.PageErrors, v.Foreign)
 	}
@@ -231,7 +242,7 @@ func TestDashboardInChromium(t *testing.T) {
 			t.Errorf("the browser got %s", e)
 		}
 	}
-	for _, f := range []string{"admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
+	for _, f := range []string{"admin-form-en.png", "admin-form-ko.png", "admin-room-en.png", "admin-room-ko.png", "admin-rooms-ko.png"} {
 		checkPNG(t, filepath.Join(outDir, f), 1280)
 	}
 }

@@ -17,22 +17,43 @@ import (
 // checks (queue.ParseSettings), so a message next to a field is the one the
 // API would answer. Those checks stop at the first bad field; to show every
 // bad field at once, the field at fault is dropped (it then takes its
-// default, which passes) and the rest checked again.
+// default, which passes) and the rest checked again. Which inputs exist and
+// how each is read come from queue.SettingFields.
+
+// formDateTime is the form's date and time: a datetime-local input, in UTC.
+const formDateTime = "2006-01-02T15:04"
+
+// formFields are the settings as JSON values by field; a group is a
+// map[string]json.RawMessage of its members.
+type formFields map[string]any
 
 // formSettings reads the settings fields of a room form over cur (the
 // stored settings when editing, for the user secret only). It returns the
 // settings, or the messages by form field.
 func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[string]string) {
 	errs := map[string]string{}
-	fields := map[string]json.RawMessage{}
-	for _, name := range templates.AdminFieldNames {
-		raw, err := fieldJSON(name, form, cur)
-		if err != nil {
-			errs[name] = err.Error()
+	fields := formFields{}
+	for _, f := range queue.SettingFields {
+		if f.Kind == queue.KindGroup {
+			group := map[string]json.RawMessage{}
+			for _, m := range f.Fields {
+				raw, err := fieldJSON(m, form, cur)
+				if err != nil {
+					errs[m.Name] = err.Error()
+				} else if raw != nil {
+					group[m.JSONName()] = raw
+				}
+			}
+			if len(group) > 0 {
+				fields[f.Name] = group
+			}
 			continue
 		}
-		if raw != nil {
-			fields[name] = raw
+		raw, err := fieldJSON(f, form, cur)
+		if err != nil {
+			errs[f.Name] = err.Error()
+		} else if raw != nil {
+			fields[f.Name] = raw
 		}
 	}
 	s, checkErrs := checkSettings(fields)
@@ -49,9 +70,9 @@ func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[str
 
 // checkSettings runs the admin API's checks over fields, collecting the
 // message of each bad field.
-func checkSettings(fields map[string]json.RawMessage) (queue.Settings, map[string]string) {
+func checkSettings(fields formFields) (queue.Settings, map[string]string) {
 	errs := map[string]string{}
-	for range len(fields) + 1 {
+	for range 64 { // each round drops a field: there are fewer than 64
 		data, err := json.Marshal(fields)
 		if err != nil {
 			errs["form"] = err.Error()
@@ -73,144 +94,256 @@ func checkSettings(fields map[string]json.RawMessage) (queue.Settings, map[strin
 		if errs[key] == "" {
 			errs[key] = fe.Error()
 		}
-		if _, ok := fields[key]; !ok {
+		if !fields.drop(key) {
 			return queue.Settings{}, errs // nothing left to drop: report what we have
 		}
-		delete(fields, key)
 	}
 	return queue.Settings{}, errs
 }
 
-// formField is the form field a settings field belongs to:
-// "tiers[1].interval_ms" is the tiers box, "adaptive.open_at" the adaptive one.
+// drop removes a field, or a group's member, and reports whether it was there.
+func (ff formFields) drop(key string) bool {
+	group, member, ok := strings.Cut(key, ".")
+	if !ok {
+		_, there := ff[key]
+		delete(ff, key)
+		return there
+	}
+	g, _ := ff[group].(map[string]json.RawMessage)
+	if _, there := g[member]; !there {
+		return false
+	}
+	delete(g, member)
+	return true
+}
+
+// formField is the input a settings field belongs to: "tiers[1].interval_ms"
+// is the tiers rows, "adaptive.open_at" its own input, "allowed_embedders[0]"
+// the embedders.
 func formField(field string) string {
-	if i := strings.IndexAny(field, ".["); i > 0 {
+	if i := strings.IndexByte(field, '['); i > 0 {
 		field = field[:i]
 	}
-	for _, name := range templates.AdminFieldNames {
-		if name == field {
-			return name
+	if f, ok := queue.FindSettingField(field); ok {
+		return f.Name
+	}
+	if group, _, ok := strings.Cut(field, "."); ok {
+		if f, ok := queue.FindSettingField(group); ok {
+			return f.Name
 		}
 	}
 	return "form"
 }
 
-// fieldJSON is one form field as the API's JSON: nil leaves it out, so an
-// empty field takes its default, as a field left out of the API does. Numbers that are not numbers go through as strings, so
-// the API's own check names them.
-func fieldJSON(name string, form url.Values, cur *queue.Settings) (json.RawMessage, error) {
-	v := form.Get(name)
-	switch name {
-	case "capacity", "batch_size", "batch_interval_ms", "jitter_ms", "session_ttl_s", "abandon_after_s", "max_quantity":
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return nil, nil
-		}
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
-			return json.RawMessage(v), nil
-		}
-		return json.Marshal(v)
-	case "paused":
+// fieldJSON is one input as the API's JSON: nil leaves it out, so an empty
+// input takes its default, as a field left out of the API does. Numbers that
+// are not numbers go through as strings, so the API's own check names them.
+func fieldJSON(f queue.SettingField, form url.Values, cur *queue.Settings) (json.RawMessage, error) {
+	v := form.Get(f.Name)
+	switch f.Kind {
+	case queue.KindBool:
 		return json.Marshal(v == "true" || v == "on")
-	case "tiers", "adaptive", "bot_protection":
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return nil, nil
-		}
-		if !json.Valid([]byte(v)) {
-			return nil, fmt.Errorf("%s: is not valid JSON", name)
-		}
-		return json.RawMessage(v), nil
-	case "ends_at":
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return nil, nil
-		}
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return nil, fmt.Errorf("ends_at: must be an RFC 3339 time such as 2030-01-02T15:04:05Z")
-		}
-		return json.Marshal(t)
-	case "user_secret":
+	case queue.KindSecret:
 		// A secret is never shown again: empty keeps the stored one.
-		if v == "" && cur != nil && form.Get("user_secret_clear") != "true" {
+		if v == "" && cur != nil && form.Get(f.Name+"_clear") != "true" {
 			v = cur.UserSecret
 		}
 		return json.Marshal(v)
-	case "title", "message":
+	case queue.KindLongText:
 		if v == "" {
 			return nil, nil
 		}
 		return json.Marshal(v)
-	case "allowed_embedders":
-		// Origins, separated by commas or spaces; the API checks each.
-		origins := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
-		if len(origins) == 0 {
+	case queue.KindTiers:
+		return tiersJSON(form[f.Name+".max_position"], form[f.Name+".interval_ms"])
+	case queue.KindList:
+		// Separated by commas or spaces; the API checks each.
+		items := strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\r' || r == '\t' })
+		if len(items) == 0 {
 			return nil, nil
 		}
-		return json.Marshal(origins)
+		return json.Marshal(items)
 	}
 	if v = strings.TrimSpace(v); v == "" {
 		return nil, nil // as its placeholder says: the default
 	}
+	switch f.Kind {
+	case queue.KindNumber, queue.KindDecimal:
+		return numberJSON(v, f.Kind == queue.KindDecimal)
+	case queue.KindDateTime:
+		t, err := parseFormTime(v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: must be a date and time in UTC such as 2030-01-02T15:04", f.Name)
+		}
+		return json.Marshal(t)
+	}
 	return json.Marshal(v)
 }
 
-// settingsValues are stored settings as the form shows them.
-func settingsValues(s queue.Settings) map[string]string {
-	v := map[string]string{
-		"title": s.Title, "message": s.Message, "target_url": s.TargetURL,
-		"capacity":          strconv.FormatInt(s.Capacity, 10),
-		"batch_size":        strconv.FormatInt(s.BatchSize, 10),
-		"batch_interval_ms": strconv.FormatInt(s.BatchIntervalMS, 10),
-		"jitter_ms":         strconv.FormatInt(s.JitterMS, 10),
-		"session_ttl_s":     strconv.FormatInt(s.SessionTTLS, 10),
-		"abandon_after_s":   strconv.FormatInt(s.AbandonAfterS, 10),
-		"activation":        s.Activation, "paused": strconv.FormatBool(s.Paused),
-		"theme_color": s.ThemeColor, "logo_url": s.LogoURL,
-		"product_id": s.ProductID, "product_name": s.ProductName,
-		"allowed_embedders": strings.Join(s.AllowedEmbedders, ", "),
+func numberJSON(v string, decimal bool) (json.RawMessage, error) {
+	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return json.RawMessage(v), nil
 	}
-	if s.MaxQuantity > 0 {
-		v["max_quantity"] = strconv.FormatInt(s.MaxQuantity, 10)
+	if f, err := strconv.ParseFloat(v, 64); decimal && err == nil {
+		return json.Marshal(f)
 	}
-	if b, err := json.Marshal(s.BotProtection); err == nil {
-		v["bot_protection"] = string(b)
-	}
-	if s.EndsAt != nil {
-		v["ends_at"] = s.EndsAt.UTC().Format(time.RFC3339)
-	}
-	if b, err := json.Marshal(s.Tiers); err == nil {
-		v["tiers"] = string(b)
-	}
-	if s.Adaptive != nil {
-		if b, err := json.Marshal(s.Adaptive); err == nil {
-			v["adaptive"] = string(b)
+	return json.Marshal(v)
+}
+
+// parseFormTime reads a datetime-local value as UTC, or an RFC 3339 time.
+func parseFormTime(v string) (time.Time, error) {
+	for _, layout := range []string{formDateTime, formDateTime + ":05"} {
+		if t, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+			return t, nil
 		}
 	}
-	return v
+	return time.Parse(time.RFC3339, v)
+}
+
+// tiersJSON makes the tier rows one array: an empty max position is the
+// open-ended tier, a row left wholly empty is no row.
+func tiersJSON(maxes, intervals []string) (json.RawMessage, error) {
+	rows := []map[string]json.RawMessage{}
+	for i := range max(len(maxes), len(intervals)) {
+		m, iv := "", ""
+		if i < len(maxes) {
+			m = strings.TrimSpace(maxes[i])
+		}
+		if i < len(intervals) {
+			iv = strings.TrimSpace(intervals[i])
+		}
+		if m == "" && iv == "" {
+			continue
+		}
+		row := map[string]json.RawMessage{"max_position": json.RawMessage("null")}
+		var err error
+		if m != "" {
+			if row["max_position"], err = numberJSON(m, false); err != nil {
+				return nil, err
+			}
+		}
+		if row["interval_ms"], err = numberJSON(iv, false); err != nil {
+			return nil, err
+		}
+		if iv == "" {
+			row["interval_ms"] = json.RawMessage("0")
+		}
+		rows = append(rows, row)
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(rows)
+}
+
+// settingsValues are stored settings as the form shows them.
+func settingsValues(s queue.Settings) (map[string]string, []templates.AdminTierRow) {
+	raw, _ := json.Marshal(s)
+	var m map[string]any
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	_ = dec.Decode(&m)
+	v := map[string]string{}
+	var show func(f queue.SettingField, obj map[string]any)
+	show = func(f queue.SettingField, obj map[string]any) {
+		val, ok := obj[f.JSONName()]
+		if !ok || val == nil {
+			return
+		}
+		switch f.Kind {
+		case queue.KindGroup:
+			sub, _ := val.(map[string]any)
+			for _, member := range f.Fields {
+				show(member, sub)
+			}
+		case queue.KindList:
+			var items []string
+			for _, it := range val.([]any) {
+				items = append(items, fmt.Sprint(it))
+			}
+			v[f.Name] = strings.Join(items, ", ")
+		case queue.KindDateTime:
+			if t, err := time.Parse(time.RFC3339Nano, fmt.Sprint(val)); err == nil {
+				v[f.Name] = formTime(t)
+			}
+		case queue.KindSecret, queue.KindTiers:
+			// never shown; rows below
+		default:
+			v[f.Name] = fmt.Sprint(val)
+		}
+	}
+	for _, f := range queue.SettingFields {
+		show(f, m)
+	}
+	var rows []templates.AdminTierRow
+	for _, t := range s.Tiers {
+		row := templates.AdminTierRow{IntervalMS: strconv.FormatInt(t.IntervalMS, 10)}
+		if t.MaxPosition != nil {
+			row.MaxPosition = strconv.FormatInt(*t.MaxPosition, 10)
+		}
+		rows = append(rows, row)
+	}
+	return v, rows
+}
+
+// formTime is t as a datetime-local value in UTC, with seconds only when set.
+func formTime(t time.Time) string {
+	t = t.UTC()
+	if t.Second() != 0 {
+		return t.Format(formDateTime + ":05")
+	}
+	return t.Format(formDateTime)
 }
 
 // formValues are the inputs as typed, to show them again with the messages.
-func formValues(form url.Values) map[string]string {
+func formValues(form url.Values) (map[string]string, []templates.AdminTierRow) {
 	v := map[string]string{"room": form.Get("room")}
-	for _, name := range templates.AdminFieldNames {
-		if name != "user_secret" {
-			v[name] = form.Get(name)
+	var rows []templates.AdminTierRow
+	var keep func(f queue.SettingField)
+	keep = func(f queue.SettingField) {
+		switch f.Kind {
+		case queue.KindGroup:
+			for _, m := range f.Fields {
+				keep(m)
+			}
+		case queue.KindSecret:
+		case queue.KindTiers:
+			maxes, intervals := form[f.Name+".max_position"], form[f.Name+".interval_ms"]
+			for i := range max(len(maxes), len(intervals)) {
+				var row templates.AdminTierRow
+				if i < len(maxes) {
+					row.MaxPosition = maxes[i]
+				}
+				if i < len(intervals) {
+					row.IntervalMS = intervals[i]
+				}
+				rows = append(rows, row)
+			}
+		case queue.KindBool:
+			v[f.Name] = strconv.FormatBool(form.Get(f.Name) == "true" || form.Get(f.Name) == "on")
+		default:
+			v[f.Name] = form.Get(f.Name)
 		}
 	}
-	if v["paused"] == "on" {
-		v["paused"] = "true"
+	for _, f := range queue.SettingFields {
+		keep(f)
 	}
-	return v
+	return v, rows
 }
 
-// defaultValues are the placeholders of empty fields: what they become.
+// defaultValues are the placeholders of empty inputs: what they become.
 func defaultValues() map[string]string {
-	v := settingsValues(queue.DefaultSettings())
-	for _, k := range []string{"title", "message", "paused", "activation", "tiers"} {
+	d := queue.DefaultSettings()
+	d.Adaptive = &queue.Adaptive{}
+	d.Normalize()
+	v, _ := settingsValues(d)
+	for _, k := range []string{"title", "message", "paused", "activation", "adaptive.signal", "bot_protection.proof_of_work"} {
 		delete(v, k)
 	}
-	v["ends_at"] = "2030-01-02T15:04:05Z"
+	for k, val := range v {
+		if val == "0" {
+			delete(v, k) // open_at and close_at have no default: no placeholder
+		}
+	}
 	return v
 }

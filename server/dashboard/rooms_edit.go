@@ -24,8 +24,9 @@ type roomWriter interface {
 
 // handleCreatePage: GET /admin/create, the empty form.
 func (d *Dashboard) handleCreatePage(c echo.Context) error {
+	_, tiers := settingsValues(queue.DefaultSettings())
 	return d.formPage(c, http.StatusOK, templates.AdminRoomFormProps{
-		Create: true, Values: map[string]string{"activation": queue.ActivationAlways},
+		Create: true, Values: map[string]string{"activation": queue.ActivationAlways}, Tiers: tiers,
 	})
 }
 
@@ -72,8 +73,9 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 			errs["room"] = idErr
 		}
 		if len(errs) > 0 {
+			values, tiers := formValues(form)
 			return d.formPage(c, http.StatusBadRequest, templates.AdminRoomFormProps{
-				Create: true, Room: room, Values: formValues(form), Errors: errs, FormError: errs["form"],
+				Create: true, Room: room, Values: values, Tiers: tiers, Errors: errs, FormError: errs["form"],
 			})
 		}
 		if err := w.PutRoom(ctx, room, s); err != nil {
@@ -96,8 +98,9 @@ func handleEditPage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if err != nil {
 			return d.failErr(c, err)
 		}
+		values, tiers := settingsValues(s)
 		return d.formPage(c, http.StatusOK, templates.AdminRoomFormProps{
-			Room: room, Values: settingsValues(s), HasSecret: s.UserSecret != "",
+			Room: room, Values: values, Tiers: tiers, HasSecret: s.UserSecret != "",
 		})
 	}
 }
@@ -121,8 +124,9 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 		}
 		s, errs := formSettings(form, &cur)
 		if len(errs) > 0 {
+			values, tiers := formValues(form)
 			return d.formPage(c, http.StatusBadRequest, templates.AdminRoomFormProps{
-				Room: room, Values: formValues(form), Errors: errs, FormError: errs["form"], HasSecret: cur.UserSecret != "",
+				Room: room, Values: values, Tiers: tiers, Errors: errs, FormError: errs["form"], HasSecret: cur.UserSecret != "",
 			})
 		}
 		if err := w.PutRoom(ctx, room, s); err != nil {

@@ -33,7 +33,7 @@ func TestCreateShowsEveryBadFieldWithTheAPIsMessage(t *testing.T) {
 	}
 	form := url.Values{
 		"room": {"Bad Room"}, "capacity": {"0"}, "batch_size": {"ten"}, "batch_interval_ms": {"10"},
-		"target_url": {"ftp://x"}, "tiers": {`[{"max_position": null, "interval_ms": 5}]`}, "title": {"Kept as typed"},
+		"target_url": {"ftp://x"}, "tiers.max_position": {""}, "tiers.interval_ms": {"5"}, "title": {"Kept as typed"},
 	}
 	p := b.postForm("/admin/create", form)
 	if p.status != http.StatusBadRequest || !shown(p, "form-error") {

@@ -32,7 +32,7 @@ func TestScrape(t *testing.T) {
 	}
 	now := time.Now()
 	for _, id := range []string{"a", "b", "c"} { // one takes the only slot, two wait
-		if _, err := store.Enter(ctx, "sale", &s, "v:"+id, "ticket-"+id, now, 0, queue.EntryProof{}); err != nil {
+		if _, err := store.Enter(ctx, "sale", &s, false, "v:"+id, "ticket-"+id, now, 0, queue.EntryProof{}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -167,6 +167,16 @@ async function main(browser, seen) {
   await page.fill(tid("field-batch_interval_ms"), "500");
   await page.fill(tid("field-abandon_after_s"), "600");
   await page.fill(tid("field-title"), "Flash sale");
+  // Structured inputs: a tier added before the open-ended one, the first
+  // removed; the end as a UTC date and time.
+  const rows = page.locator(`[data-tier-rows] ${tid("tier-row")}`);
+  seen.tierRowsAtStart = await rows.count();
+  await page.click(tid("tier-add"));
+  await rows.nth(2).locator(tid("tier-max")).fill("2000");
+  await rows.nth(2).locator(tid("tier-interval")).fill("4000");
+  await rows.nth(0).locator(tid("tier-remove")).click();
+  await page.fill(tid("field-ends_at"), "2031-02-03T04:05");
+  await page.screenshot({ path: join(OUT_DIR, "admin-form-en.png"), fullPage: true });
   await Promise.all([page.waitForURL(`${BASE_URL}/admin/rooms/${ROOM}`), page.click(tid("save-room"))]);
   log("room created");
 
@@ -220,6 +230,9 @@ async function main(browser, seen) {
   seen.koHeading = (await page.textContent(tid("room-heading"))).trim();
   seen.koLive = (await page.textContent(tid("live-status"))).trim();
   await page.screenshot({ path: join(OUT_DIR, "admin-room-ko.png"), fullPage: true });
+  await page.goto(`${BASE_URL}/admin/rooms/${ROOM}/edit`);
+  seen.koTierLabel = (await page.locator(`${tid("field-tiers")} legend`).textContent()).trim();
+  await page.screenshot({ path: join(OUT_DIR, "admin-form-ko.png"), fullPage: true });
   await page.goto(`${BASE_URL}/admin`);
   seen.koRowState = (await page.textContent(`${tid("room-row")}[data-room="${ROOM}"] [data-field="state"]`)).trim();
   await page.screenshot({ path: join(OUT_DIR, "admin-rooms-ko.png"), fullPage: true });
