@@ -3,17 +3,13 @@ package queue
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
-	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/jonboulle/clockwork"
-	"github.com/redis/go-redis/v9"
 )
 
 // Thresholds of the availability flag: a few failures in a row switch to
@@ -87,9 +83,10 @@ func (a *Availability) State() AvailabilityState {
 	return AvailabilityState{Degraded: a.degraded.Load(), Forced: forced, RedisUp: a.redisUp, Reason: a.reason, Since: a.since}
 }
 
-// Record counts one Redis call's outcome. Only errors that mean Redis cannot
-// be reached count as failures; a script's own error or a missing key is an
-// answer, so it counts as success.
+// Record counts one store call's outcome. Only errors that mean the store
+// cannot be used (ErrUnavailable, as the adapter translates them) count as
+// failures; a script's own error or a missing key is an answer, so it counts
+// as success.
 func (a *Availability) Record(err error) { a.record(err, false) }
 
 // RecordProbe counts one probe's outcome (Run calls it every 500 ms).
@@ -101,7 +98,7 @@ func (a *Availability) RecordProbe(err error) { a.record(err, true) }
 // two seconds of steady answers, not four calls in a burst of traffic.
 func (a *Availability) record(err error, probe bool) {
 	a.mu.Lock()
-	if err != nil && Unreachable(err) {
+	if err != nil && errors.Is(err, ErrUnavailable) {
 		a.successes = 0
 		a.failures++
 		if a.redisUp && a.failures >= failuresToDegrade {
@@ -199,82 +196,12 @@ func (a *Availability) setDrill(on *bool) {
 	}
 }
 
-// Hook returns a go-redis hook that records every command's outcome.
-func (a *Availability) Hook() redis.Hook { return availabilityHook{a} }
-
-type availabilityHook struct{ a *Availability }
-
-func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook { return next }
-
 // probeKey marks the probe's calls: Run records them itself, once.
 type probeKey struct{}
 
-func counted(ctx context.Context) bool {
+// Counted reports whether a store call made with ctx should be recorded by
+// the store's hook: not the probe's own calls (Run records those once), nor
+// calls whose caller went away.
+func Counted(ctx context.Context) bool {
 	return ctx.Value(probeKey{}) == nil && !errors.Is(ctx.Err(), context.Canceled)
-}
-
-func (h availabilityHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		err := next(ctx, cmd)
-		if counted(ctx) {
-			h.a.Record(err)
-		}
-		return err
-	}
-}
-
-func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		if counted(ctx) {
-			h.a.Record(err)
-		}
-		return err
-	}
-}
-
-// Unreachable reports whether err means Redis cannot be used: it could not
-// be reached, or it refuses writes because it reached maxmemory (with
-// noeviction), as opposed to Redis answering with an error. Either way the
-// caller gets 503 with Retry-After and the failure counts towards degraded mode.
-func Unreachable(err error) bool {
-	if err == nil || errors.Is(err, redis.Nil) {
-		return false
-	}
-	if OutOfMemory(err) {
-		return true
-	}
-	// Redis answering that it cannot serve yet (replaying its AOF, a
-	// replica without its master, a cluster re-sharding) is not an answer.
-	for _, p := range []string{"LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN"} {
-		if strings.HasPrefix(err.Error(), p+" ") {
-			return true
-		}
-	}
-	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}
-
-// OutOfMemory reports whether Redis refused a write for memory ("OOM command
-// not allowed when used memory > 'maxmemory'"), also from inside a script.
-func OutOfMemory(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "OOM command not allowed")
-}
-
-// FailFast tunes a client so that calls fail within about a second when Redis
-// is gone, instead of retrying with backoff: the availability flag then
-// switches to degraded mode before visitors give up. Timeouts stay well above
-// Redis's normal sub-millisecond answers.
-// It takes UniversalOptions, which serve a single server as well as
-// Sentinel and Cluster.
-func FailFast(o *redis.UniversalOptions) *redis.UniversalOptions {
-	o.MaxRetries = 1
-	o.DialTimeout = 250 * time.Millisecond
-	o.ReadTimeout = 500 * time.Millisecond
-	o.WriteTimeout = 500 * time.Millisecond
-	o.PoolTimeout = 500 * time.Millisecond
-	return o
 }

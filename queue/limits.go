@@ -2,13 +2,9 @@ package queue
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/go-redis/redis_rate/v10"
-	"github.com/redis/go-redis/v9"
 )
 
 // Per-client limits of a room (Settings.BotProtection), counted in Redis
@@ -61,18 +57,12 @@ var ErrLimited = errors.New("queue: over a per-client limit")
 func (e *LimitError) Is(target error) bool { return target == ErrLimited }
 
 const (
-	// placeClaimWindow is how long a claim counts before its place exists:
+	// PlaceClaimWindow is how long a claim counts before its place exists:
 	// longer than any enter takes.
-	placeClaimWindow = 10 * time.Second
-	// placesTTL: a bucket's set goes a day after its last new place, so
+	PlaceClaimWindow = 10 * time.Second
+	// PlacesTTL: a bucket's set goes a day after its last new place, so
 	// buckets that stopped coming leave nothing behind.
-	placesTTL = 24 * time.Hour
-)
-
-var (
-	//go:embed lua/places.lua
-	placesLua    string
-	placesScript = redis.NewScript(placesLua)
+	PlacesTTL = 24 * time.Hour
 )
 
 // Claims of a place by a client bucket.
@@ -81,40 +71,6 @@ const (
 	ClaimTaken = 1  // a new place is claimed for the identity
 	ClaimFull  = -1 // the bucket holds its limit of places
 )
-
-func (s *RedisStore) placesKey(room, bucket string) string {
-	return s.prefix + "{" + room + "}:places:" + bucket
-}
-
-// ClaimPlace tells whether identity holds a live place in room, and if not
-// claims one for bucket unless it already holds limit of them (0: no limit).
-func (s *RedisStore) ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error) {
-	k := keysFor(s.prefix, room)
-	n, err := placesScript.Run(ctx, s.rdb, []string{k.visitors, k.tickets, s.placesKey(room, bucket)},
-		identity, ms(now), limit, placeClaimWindow.Milliseconds(), placesTTL.Milliseconds()).Int()
-	if err != nil {
-		return 0, fmt.Errorf("queue: claim place: %w", err)
-	}
-	return n, nil
-}
-
-// ReleasePlace takes back a claim that did not become a place.
-func (s *RedisStore) ReleasePlace(ctx context.Context, room, bucket, identity string) error {
-	if err := s.rdb.ZRem(ctx, s.placesKey(room, bucket), identity).Err(); err != nil {
-		return fmt.Errorf("queue: release place: %w", err)
-	}
-	return nil
-}
-
-// AllowEnter counts one new place of bucket against perMinute (GCRA, as
-// redis_rate keeps it; its key expires when the bucket is full again).
-func (s *RedisStore) AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error) {
-	res, err := s.rate.Allow(ctx, s.prefix+"{"+room+"}:enters:"+bucket, redis_rate.PerMinute(int(perMinute)))
-	if err != nil {
-		return false, 0, fmt.Errorf("queue: allow enter: %w", err)
-	}
-	return res.Allowed > 0, res.RetryAfter, nil
-}
 
 // LimitClient holds a client bucket to the room's per-client limits before
 // identity enters: nil when it may take (or already holds) a place, a

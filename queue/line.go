@@ -105,9 +105,6 @@ func RandomID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Store returns the line's store, for callers that need its counters.
-func (l *Line) Store() Store { return l.store }
-
 // Keys returns the signing keys.
 func (l *Line) Keys() *token.Keyset { return l.keys }
 
@@ -201,6 +198,33 @@ func (l *Line) PutRoom(ctx context.Context, room string, s Settings) error {
 	return nil
 }
 
+// GetRoom reads a room's settings from the store, past the cache: what an
+// operator sees must be what is stored.
+func (l *Line) GetRoom(ctx context.Context, room string) (Settings, error) {
+	return l.store.GetRoom(ctx, room)
+}
+
+// ListRooms lists every room in the store, sorted.
+func (l *Line) ListRooms(ctx context.Context) ([]string, error) { return l.store.ListRooms(ctx) }
+
+// Stats reads a room's counters at now.
+func (l *Line) Stats(ctx context.Context, room string, now time.Time) (Stats, error) {
+	return l.store.Stats(ctx, room, now)
+}
+
+// Listen delivers admissions and settings changes from every server sharing
+// the store, until ctx ends.
+func (l *Line) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
+	return l.store.Listen(ctx, onAdmit, onRoom)
+}
+
+// Probe asks the store whether it answers and for the deployment's drill:
+// the availability flag's Probe.
+func (l *Line) Probe(ctx context.Context) (*bool, error) { return l.store.Probe(ctx) }
+
+// SetDrill stores the degraded-mode drill for every server; nil returns to automatic.
+func (l *Line) SetDrill(ctx context.Context, on *bool) error { return l.store.SetDrill(ctx, on) }
+
 // DeleteRoom removes a room and its whole line.
 func (l *Line) DeleteRoom(ctx context.Context, room string) error {
 	l.forget(room)
@@ -220,11 +244,8 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 		return Ticket{}, Settings{}, err
 	}
 	now := l.clock.Now()
-	// The line is closed while checkout is cool: admit at once, with
-	// capacity still counted and a token still issued; but never ahead of
-	// people still waiting from when it was open.
-	lineClosed := s.Activation == ActivationAdaptive && l.open != nil && !l.open(room)
-	t, err := l.store.Enter(ctx, room, &s, lineClosed, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
+	mode := AdmissionOf(&s, now, l.open == nil || l.open(room))
+	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	return t, s, err
 }
 

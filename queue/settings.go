@@ -9,15 +9,17 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
-// Activation modes of a room.
+// Activation modes of a room (queue/vocab defines them).
+type Activation = vocab.Activation
+
 const (
-	ActivationAlways = "always" // the line is always on
-	ActivationOff    = "off"    // no line: every entry is admitted at once
-	// ActivationAdaptive opens the line when a load signal passes OpenAt and
-	// closes it after WindowsToClose windows below CloseAt.
-	ActivationAdaptive = "adaptive"
+	ActivationAlways   = vocab.ActivationAlways
+	ActivationOff      = vocab.ActivationOff
+	ActivationAdaptive = vocab.ActivationAdaptive
 )
 
 // Signals an adaptive room can read.
@@ -57,7 +59,7 @@ type Settings struct {
 	AbandonAfterS   int64      `json:"abandon_after_s"`
 	Tiers           []Tier     `json:"tiers"`
 	TargetURL       string     `json:"target_url"`
-	Activation      string     `json:"activation"`
+	Activation      Activation `json:"activation"`
 	Adaptive        *Adaptive  `json:"adaptive,omitempty"`
 	Paused          bool       `json:"paused"`
 	EndsAt          *time.Time `json:"ends_at,omitempty"`
@@ -277,7 +279,7 @@ var SettingFields = []SettingField{
 			}
 			return nil
 		}},
-	{Name: "activation", Section: SectionBasics, Kind: KindSelect, Choices: []string{ActivationAlways, ActivationOff, ActivationAdaptive},
+	{Name: "activation", Section: SectionBasics, Kind: KindSelect, Choices: []string{string(ActivationAlways), string(ActivationOff), string(ActivationAdaptive)},
 		ChoicePrefix: "admin.activation.", Help: true,
 		Doc: "`always` (the line is on), `off` (everyone is admitted at once) or `adaptive` (see `adaptive`)",
 		check: func(s *Settings) error {

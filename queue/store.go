@@ -6,10 +6,14 @@ import (
 	"time"
 )
 
-// Errors the store returns; callers map them to statuses.
+// Errors of the line, as values: adapters translate their own failures into
+// these, and HTTP code maps only these to statuses.
 var (
 	ErrRoomNotFound   = errors.New("room not found")
 	ErrTicketNotFound = errors.New("ticket not found")
+	// ErrUnavailable: the store cannot be used now (unreachable, out of
+	// memory, loading); the caller answers 503 and degraded mode counts it.
+	ErrUnavailable = errors.New("queue: store unavailable")
 	// ErrProofRequired: a new place needs a proof-of-work solution and none came.
 	ErrProofRequired = errors.New("queue: a new place needs a proof of work")
 	// ErrProofSpent: the solution was already used for a place.
@@ -25,14 +29,22 @@ type EntryProof struct {
 	Expires  time.Time
 }
 
-func (p EntryProof) mode() string {
+// ProofNone, ProofNeed and ProofSpend are what an EntryProof asks of the store.
+const (
+	ProofNone  = "none"  // a new place costs nothing
+	ProofNeed  = "need"  // it costs a solution and none came
+	ProofSpend = "spend" // a checked solution: spend its ID once
+)
+
+// Mode is what the proof asks of the store: ProofNone, ProofNeed or ProofSpend.
+func (p EntryProof) Mode() string {
 	switch {
 	case !p.Required:
-		return "none"
+		return ProofNone
 	case p.ID == "":
-		return "need"
+		return ProofNeed
 	}
-	return "spend"
+	return ProofSpend
 }
 
 // Stats are a room's counters.
@@ -56,34 +68,40 @@ type TickResult struct {
 	Purged    int64 // ended tickets deleted after their grace period
 }
 
-// Store keeps rooms and their lines. Every multi-step change is atomic.
-type Store interface {
-	// Rooms
+// The ports: what the line needs of a store. queue/redisstore keeps them in
+// Redis, queue/memstore in this process's memory (the executable
+// specification); queue/conformance runs the same behaviour against both.
+// Each ticket operation (Enter, Status, Leave, Complete, Active, Hold, Tick,
+// ClaimPlace, RestoreRoom) is atomic; PutRoom and DeleteRoom are not (a
+// reader may see the settings before the room is listed).
+
+// Rooms keeps rooms' settings.
+type Rooms interface {
 	PutRoom(ctx context.Context, room string, s Settings) error
 	GetRoom(ctx context.Context, room string) (Settings, error)
 	DeleteRoom(ctx context.Context, room string) error
-	// Epoch names the life of Redis's data: it changes when Redis comes
-	// back empty (restarted without persistence, flushed).
+	ListRooms(ctx context.Context) ([]string, error)
+	// Epoch names the life of the store's data: it changes when the store
+	// comes back empty (Redis restarted without persistence, flushed).
 	Epoch(ctx context.Context) (string, error)
 	// RestoreRoom puts a room back unless it exists: a Redis restarted
 	// without persistence comes back empty, and servers still know the rooms.
 	// The room's capacity is held until every entry token issued before the
 	// loss has expired (now + jitter + session ttl).
 	RestoreRoom(ctx context.Context, room string, s Settings, now time.Time) (bool, error)
-	ListRooms(ctx context.Context) ([]string, error)
+}
 
+// Tickets keeps the visitors' places.
+type Tickets interface {
 	// Enter returns the identity's live ticket in room, or a new one at the
-	// back of the line (admitted at once when the fast track allows). A new
-	// one costs what gate says (ErrProofRequired, ErrProofSpent).
-	// lineClosed says an adaptive room's line is closed: admit at once, but
-	// never ahead of people still waiting. It travels beside the settings,
-	// never inside them.
-	Enter(ctx context.Context, room string, s *Settings, lineClosed bool, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
+	// back of the line (admitted at once when mode or the fast track allows).
+	// A new one costs what gate says (ErrProofRequired, ErrProofSpent).
+	Enter(ctx context.Context, room string, s *Settings, mode Admission, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
 	// Status reads a ticket for its owner and counts as a sign of life.
 	Status(ctx context.Context, room string, s *Settings, ticketID, identity string, now time.Time) (Ticket, error)
-	// StatusMany reads many tickets in one pipelined round trip, without an
-	// owner check (the caller already checked when the connection opened),
-	// and marks the waiting ones alive: an open push connection is a sign of life.
+	// StatusMany reads many tickets in one round trip, without an owner
+	// check (the caller already checked when the connection opened), and
+	// marks the waiting ones alive: an open push connection is a sign of life.
 	// A ticket that is gone comes back with State StateExpired.
 	StatusMany(ctx context.Context, room string, s *Settings, ticketIDs []string, now time.Time) ([]Ticket, error)
 	// Leave gives up a ticket: a waiter leaves the line, an admitted user frees the slot.
@@ -94,24 +112,44 @@ type Store interface {
 	Active(ctx context.Context, room, ticketID string, now time.Time) (bool, string, error)
 	// Hold reports whether holder may use the ticket's entry token, binding
 	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
-	Hold(ctx context.Context, room, ticketID, holder, mode string, ttl time.Duration) (bool, error)
+	Hold(ctx context.Context, room, ticketID, holder string, mode HoldMode, ttl time.Duration) (bool, error)
+}
 
-	// ClaimPlace, ReleasePlace and AllowEnter keep the per-client limits
-	// (limits.go).
+// Limits keeps the per-client limits (limits.go).
+type Limits interface {
 	ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error)
 	ReleasePlace(ctx context.Context, room, bucket, identity string) error
 	AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error)
+}
 
+// Ticks runs admission and counts.
+type Ticks interface {
 	// Tick runs one admission step for room at now with one jitter per slot.
 	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)
 	Stats(ctx context.Context, room string, now time.Time) (Stats, error)
+}
 
+// Events carries admissions and room changes between the servers sharing a store.
+type Events interface {
 	// Listen delivers admissions and settings changes from every server
 	// sharing the store, until ctx ends.
 	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+}
 
+// Drill is the availability probe and the deployment's degraded-mode drill.
+type Drill interface {
 	// Probe pings and reads the deployment's degraded-mode drill (nil: automatic).
 	Probe(ctx context.Context) (*bool, error)
 	// SetDrill stores the drill for every server; nil returns to automatic.
 	SetDrill(ctx context.Context, on *bool) error
+}
+
+// Store is every port together: what NewLine takes.
+type Store interface {
+	Rooms
+	Tickets
+	Limits
+	Ticks
+	Events
+	Drill
 }

@@ -4,14 +4,18 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
-// Ticket states as the API shows them.
+// State is a ticket's state (queue/vocab defines them).
+type State = vocab.State
+
 const (
-	StateWaiting  = "waiting"
-	StateAdmitted = "admitted"
-	StateExpired  = "expired" // abandoned, reclaimed, completed or left
-	StateClosed   = "closed"  // the room has ended
+	StateWaiting  = vocab.StateWaiting
+	StateAdmitted = vocab.StateAdmitted
+	StateExpired  = vocab.StateExpired
+	StateClosed   = vocab.StateClosed
+	StateBypassed = vocab.StateBypassed
 )
 
 // Ticket is one visitor's place in one room, as the store knows it.
@@ -19,7 +23,7 @@ type Ticket struct {
 	Room          string
 	ID            string
 	Identity      string // "v:<visitor>" or "u:<user sub>"
-	State         string
+	State         State
 	Reason        string // why a ticket is expired: abandoned, reclaimed, completed, left
 	Seq           int64  // arrival order from the room's INCR sequence
 	Position      int64  // 1-based among live waiters; 0 unless waiting
@@ -46,4 +50,16 @@ func (t *Ticket) Subject() string {
 		return t.Identity[2:]
 	}
 	return t.Identity
+}
+
+// Settle applies the rules of reading a ticket at now, whatever the store:
+// an admitted ticket past its expiry is reclaimed, and a waiting ticket
+// without a position was dropped between the record write and the read.
+func (t *Ticket) Settle(now time.Time) {
+	if t.State == StateAdmitted && !now.Before(t.ExpiresAt) {
+		t.State, t.Reason = StateExpired, "reclaimed"
+	}
+	if t.State == StateWaiting && t.Position == 0 {
+		t.State, t.Reason = StateExpired, "abandoned"
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -37,7 +38,7 @@ func (l *lockedBuffer) lines(t *testing.T) []map[string]any {
 // query (which may carry an embed key) never reaches the log.
 func TestAccessLogOneLinePerRequest(t *testing.T) {
 	keys, _ := token.Generate()
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
 	logs := &lockedBuffer{}
 	do := func(trusted []netip.Prefix, path, id, xff string) (*http.Response, map[string]any) {
 		t.Helper()

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -47,7 +48,7 @@ func adminEnv(t *testing.T, trusted []netip.Prefix, perIP, overall int) (*env, *
 	}
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, nil))
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{Logger: log})
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys, queue.LineOptions{Logger: log})
 	fails := throttle.New(rdb, "admin", throttle.Options{Prefix: redistest.Prefix(t), Logger: log,
 		PerClient: throttle.Limit{N: perIP, Per: time.Minute}, Overall: throttle.Limit{N: overall, Per: time.Minute}})
 	srv := server.New(line, server.Config{AdminToken: adminToken, Logger: log, TrustedProxies: trusted, AdminFailures: fails})

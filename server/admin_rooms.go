@@ -16,7 +16,9 @@ import (
 type roomAdmin interface {
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 	DeleteRoom(ctx context.Context, room string) error
-	Store() queue.Store
+	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	ListRooms(ctx context.Context) ([]string, error)
+	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
 	Now() time.Time
 }
 
@@ -38,13 +40,13 @@ func adminRoomParam(c echo.Context) (string, error) {
 func handleListRooms(line roomAdmin) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		ids, err := line.Store().ListRooms(ctx)
+		ids, err := line.ListRooms(ctx)
 		if err != nil {
 			return err
 		}
 		rooms := make([]roomJSON, 0, len(ids))
 		for _, id := range ids {
-			s, err := line.Store().GetRoom(ctx, id)
+			s, err := line.GetRoom(ctx, id)
 			if errors.Is(err, queue.ErrRoomNotFound) {
 				continue // deleted meanwhile
 			}
@@ -64,7 +66,7 @@ func handleGetRoom(line roomAdmin) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		s, err := line.Store().GetRoom(c.Request().Context(), room)
+		s, err := line.GetRoom(c.Request().Context(), room)
 		if err != nil {
 			return err
 		}
@@ -89,7 +91,7 @@ func handlePutRoom(line roomAdmin) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		_, getErr := line.Store().GetRoom(ctx, room)
+		_, getErr := line.GetRoom(ctx, room)
 		if err := line.PutRoom(ctx, room, s); err != nil {
 			return err
 		}
@@ -123,10 +125,10 @@ func handleRoomStats(line roomAdmin) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		if _, err := line.Store().GetRoom(ctx, room); err != nil {
+		if _, err := line.GetRoom(ctx, room); err != nil {
 			return err
 		}
-		st, err := line.Store().Stats(ctx, room, line.Now())
+		st, err := line.Stats(ctx, room, line.Now())
 		if err != nil {
 			return err
 		}

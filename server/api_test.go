@@ -19,6 +19,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -50,7 +51,7 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 	}
 	keys.Issuer = "http://waitroom.test"
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	srv := server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{},
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})

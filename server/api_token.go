@@ -15,7 +15,7 @@ import (
 type verifier interface {
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
-	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
+	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 }
 
 type tokenBody struct {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -109,7 +110,7 @@ func startBrowserSite(t *testing.T, block browserBlock) *browserSite {
 func startBrowserSiteOwnRedis(t *testing.T) (*browserSite, *redistest.Server) {
 	t.Helper()
 	rs := redistest.Start(t)
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	return startBrowserSiteOn(t, browserBlock{}, rdb, rdb), rs
 }
@@ -126,11 +127,11 @@ func startBrowserSiteOn(t *testing.T, block browserBlock, rdb, probed redis.Univ
 	ts := httptest.NewUnstartedServer(nil) // listens on 127.0.0.1
 	base := "http://" + ts.Listener.Addr().String()
 	keys.Issuer = base
-	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	store := redisstore.New(rdb, redistest.Prefix(t))
 	line := queue.NewLine(store, keys, queue.LineOptions{Logger: logger, Jitter: browserJitter})
 	avail := queue.NewAvailability(nil, logger)
 	if probed != nil {
-		probed.AddHook(avail.Hook())
+		probed.AddHook(redisstore.Hook(avail))
 	}
 	broker, err := outbox.StartEmbedded(outbox.EmbeddedConfig{Topics: []string{outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic}})
 	if err != nil {

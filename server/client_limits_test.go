@@ -14,6 +14,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -38,7 +39,7 @@ func limitEnvs(t *testing.T, n int, trust bool) []*env {
 	}
 	var out []*env
 	for range n {
-		line := queue.NewLine(queue.NewRedisStore(rdb, prefix), keys, queue.LineOptions{Clock: clock})
+		line := queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock})
 		srv := server.New(line, server.Config{AdminToken: adminToken, TrustedProxies: trusted,
 			Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 		ts := httptest.NewServer(srv)

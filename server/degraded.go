@@ -27,6 +27,6 @@ func bypassed(rooms cachedRooms, room, ticket string) (ticketJSON, error) {
 		return ticketJSON{}, errRoomNotFound
 	}
 	u := acceptURL(room)
-	return ticketJSON{Room: room, Ticket: ticket, State: "bypassed", Paused: s.Paused,
+	return ticketJSON{Room: room, Ticket: ticket, State: queue.StateBypassed, Paused: s.Paused,
 		NextUpdateMS: s.TierInterval(1).Milliseconds(), AcceptURL: &u}, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/waitroom/waitroom/queue/kafkatest"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -55,11 +56,11 @@ func newDegradedEnvWith(t *testing.T, edit func(*server.Config)) *degradedEnv {
 // changes the server's config.
 func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, keys *token.Keyset, prefix, id string, edit func(*server.Config)) *degradedEnv {
 	t.Helper()
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	avail := queue.NewAvailability(nil, nil)
-	rdb.AddHook(avail.Hook())
-	store := queue.NewRedisStore(rdb, prefix)
+	rdb.AddHook(redisstore.Hook(avail))
+	store := redisstore.New(rdb, prefix)
 	line := queue.NewLine(store, keys, queue.LineOptions{})
 	obCfg := outbox.Config{Dir: t.TempDir(), Brokers: brokers}
 	if id != "" {

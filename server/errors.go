@@ -12,6 +12,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/server/apierr"
 )
 
 // apiError is what every JSON error body says: {"error": {"code", "message"}}.
@@ -32,19 +33,24 @@ func errorf(status int, code, message string) *apiError {
 	return &apiError{Status: status, Code: code, Message: message}
 }
 
+// fromAnswer is an answer of apierr (the line's errors) as an apiError.
+func fromAnswer(a apierr.Answer) *apiError {
+	return &apiError{Status: a.Status, Code: a.Code, Message: a.Message, Field: a.Field}
+}
+
 var (
-	errRoomNotFound   = errorf(http.StatusNotFound, "room_not_found", "no such room")
-	errTicketNotFound = errorf(http.StatusNotFound, "ticket_not_found", "no such ticket for this visitor")
-	errUnavailable    = errorf(http.StatusServiceUnavailable, "unavailable", "the waiting room cannot reach its store; retry shortly")
+	errRoomNotFound   = fromAnswer(apierr.RoomNotFound)
+	errTicketNotFound = fromAnswer(apierr.TicketNotFound)
+	errUnavailable    = fromAnswer(apierr.Unavailable)
 )
 
 // toAPIError maps any error to the status and code the client should see.
 func toAPIError(err error) *apiError {
 	var ae *apiError
-	var fe *queue.FieldError
 	var he *echo.HTTPError
 	var le *queue.LimitError
 	var pr *pow.Refusal
+	core, isCore := apierr.Core(err)
 	switch {
 	case errors.As(err, &ae):
 		return ae
@@ -54,14 +60,8 @@ func toAPIError(err error) *apiError {
 		return errNoChallenge
 	case errors.As(err, &le):
 		return limitError(le)
-	case errors.As(err, &fe):
-		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: fe.Field, Message: fe.Error()}
-	case errors.Is(err, queue.ErrRoomNotFound):
-		return errRoomNotFound
-	case errors.Is(err, queue.ErrTicketNotFound):
-		return errTicketNotFound
-	case queue.Unreachable(err):
-		return errUnavailable
+	case isCore:
+		return fromAnswer(core)
 	case errors.As(err, &he):
 		msg, _ := he.Message.(string)
 		if msg == "" {

@@ -18,6 +18,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -35,7 +36,7 @@ func newLimitedEnv(t *testing.T, l server.Limits) *env {
 		t.Fatal(err)
 	}
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	srv := server.New(line, server.Config{AdminToken: adminToken, Limits: l})
 	ts := httptest.NewServer(srv)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -38,7 +39,7 @@ func BenchmarkPowChallenge(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(b)), keys, queue.LineOptions{})
+			line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(b)), keys, queue.LineOptions{})
 			cfg := server.Config{AdminToken: adminToken, PowKeys: pow.Inline{}}
 			if mode == "pool" {
 				cfg.PowKeys = nil // the server's own pool, which Run refills

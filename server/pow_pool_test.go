@@ -13,6 +13,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -28,7 +29,7 @@ func newPoolEnv(t *testing.T, cfg server.Config) *env {
 		t.Fatal(err)
 	}
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{Clock: clock})
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys, queue.LineOptions{Clock: clock})
 	cfg.AdminToken = adminToken
 	srv := server.New(line, cfg)
 	ts := httptest.NewServer(checkedByOpenAPI(t, srv))

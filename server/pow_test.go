@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -133,7 +134,7 @@ func TestPowSpentAcrossServers(t *testing.T) {
 	clock := clockwork.NewFakeClockAt(t0)
 	var urls []string
 	for range 2 {
-		line := queue.NewLine(queue.NewRedisStore(rdb, prefix), keys, queue.LineOptions{Clock: clock})
+		line := queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock})
 		ts := httptest.NewServer(server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{}}))
 		t.Cleanup(ts.Close)
 		urls = append(urls, ts.URL)

@@ -151,7 +151,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	admin.GET("/rooms/:room/stats", handleRoomStats(line))
 	if cfg.Avail != nil {
 		admin.GET("/degrade", handleGetDegrade(cfg.Avail))
-		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
+		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line))
 	}
 
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, work))
@@ -199,7 +199,7 @@ func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.hub.Run(ctx) })
 	g.Go(func() error {
-		return s.line.Store().Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
+		return s.line.Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
 	})
 	if s.pow != nil {
 		g.Go(func() error { return s.pow.Run(ctx) })

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/url"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Theme is a room's look: an accent colour (#rgb or #rrggbb; anything else
@@ -28,7 +30,8 @@ type WaitingProps struct {
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no
 // estimate yet.
 type TicketView struct {
-	Ticket, State                 string
+	Ticket                        string
+	State                         vocab.State
 	Position, Waiting             int64
 	ETASeconds                    int64
 	NextUpdateMS                  int64
@@ -38,16 +41,16 @@ type TicketView struct {
 	EnteredAt                     time.Time // zero when the JSON has none
 }
 
-// Ticket states, as in the ticket JSON.
+// Ticket states, as in the ticket JSON (queue/vocab defines them).
 const (
-	StateWaiting  = "waiting"
-	StateAdmitted = "admitted"
-	StateExpired  = "expired"
-	StateClosed   = "closed"
-	StateBypassed = "bypassed"
+	StateWaiting  = vocab.StateWaiting
+	StateAdmitted = vocab.StateAdmitted
+	StateExpired  = vocab.StateExpired
+	StateClosed   = vocab.StateClosed
+	StateBypassed = vocab.StateBypassed
 	// StateChecking is the page's own: no place yet, the browser is solving
 	// the room's proof-of-work challenge.
-	StateChecking = "checking"
+	StateChecking vocab.State = "checking"
 )
 
 // TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
@@ -55,18 +58,18 @@ const (
 // AcceptURL is not in that JSON unless the server adds accept_url.
 func TicketViewFromJSON(b []byte) (TicketView, error) {
 	var j struct {
-		Ticket       string  `json:"ticket"`
-		State        string  `json:"state"`
-		Position     int64   `json:"position"`
-		Waiting      int64   `json:"waiting"`
-		ETAS         *int64  `json:"eta_s"`
-		NextUpdateMS int64   `json:"next_update_ms"`
-		Token        *string `json:"token"`
-		OrderableAt  *string `json:"orderable_at"`
-		RedirectURL  *string `json:"redirect_url"`
-		AcceptURL    *string `json:"accept_url"`
-		Paused       bool    `json:"paused"`
-		EnteredAt    *string `json:"entered_at"`
+		Ticket       string      `json:"ticket"`
+		State        vocab.State `json:"state"`
+		Position     int64       `json:"position"`
+		Waiting      int64       `json:"waiting"`
+		ETAS         *int64      `json:"eta_s"`
+		NextUpdateMS int64       `json:"next_update_ms"`
+		Token        *string     `json:"token"`
+		OrderableAt  *string     `json:"orderable_at"`
+		RedirectURL  *string     `json:"redirect_url"`
+		AcceptURL    *string     `json:"accept_url"`
+		Paused       bool        `json:"paused"`
+		EnteredAt    *string     `json:"entered_at"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -21,7 +22,7 @@ func TestSolveTakesPaidPlaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
 	srv := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}}))
 	t.Cleanup(srv.Close)
 	var out, errOut bytes.Buffer

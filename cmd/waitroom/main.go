@@ -25,7 +25,9 @@ import (
 	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/roomsnap"
+	"github.com/waitroom/waitroom/queue/vocab"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/dashboard"
@@ -94,8 +96,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 
 	avail := queue.NewAvailability(nil, log)
-	rdb.AddHook(avail.Hook()) // every Redis call's outcome feeds the flag
-	store := queue.NewRedisStore(rdb, "wr:")
+	rdb.AddHook(redisstore.Hook(avail)) // every Redis call's outcome feeds the flag
+	store := redisstore.New(rdb, vocab.KeyPrefix)
 
 	// m and srv are set below; the closures that use them run only once the
 	// servers run.
@@ -107,7 +109,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		meter = gate.NewMeter(gate.MeterOptions{})
 		gateStats = meter
 	}
-	ctl := adaptive.New(rdb, "wr:", store, adaptive.Options{
+	ctl := adaptive.New(rdb, vocab.KeyPrefix, store, adaptive.Options{
 		Logger: log, Signal: adaptive.DefaultSignals(gateStats),
 		OnTransition: func(tr adaptive.Transition) { m.Transition(tr.Room, tr.Open) },
 	})
@@ -157,7 +159,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	rdb.AddHook(m.RedisHook())
 	allow, _ := metrics.ParseAllow(cfg.MetricsAllow) // checked with the config
 
-	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: "wr:", Logger: log,
+	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
 		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute},
 		Overall:   throttle.Limit{N: cfg.AdminFailuresTotal, Per: time.Minute}})
 	srv = server.New(line, server.Config{
@@ -180,7 +182,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Waits: waits,
 		Line:  line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger: log, Avail: avail, Outbox: ob,
-		Failures: adminFailures, Revocations: dashboard.NewRedisRevocations(rdb, "wr:"),
+		Failures: adminFailures, Revocations: dashboard.NewRedisRevocations(rdb, vocab.KeyPrefix),
 		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			st, ok := ctl.State(room)
 			reason := st.Reason
@@ -284,14 +286,14 @@ func openRedis(cfg config, log *slog.Logger) (redis.UniversalClient, io.Closer, 
 		}
 		log.Warn("EMBEDDED MODE: no --redis-url given, so an in-process Redis-protocol server (miniredis) holds the line; data lives in memory and is lost on exit. Give --redis-url for production.",
 			"redis_addr", mr.Addr())
-		return redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{mr.Addr()}})), closerFunc(mr.Close), nil
+		return redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{mr.Addr()}})), closerFunc(mr.Close), nil
 	}
 	opts, err := redisOptions(cfg.RedisURL)
 	if err != nil {
 		return nil, nil, fmt.Errorf("config: --redis-url: %w", err)
 	}
 	opts.SentinelPassword = cfg.RedisSentinelPassword
-	rdb := redis.NewUniversalClient(queue.FailFast(opts))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(opts))
 	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
 	return rdb, nil, nil
 }
@@ -302,7 +304,7 @@ func (f closerFunc) Close() error { f(); return nil }
 
 // seedDemoRoom creates the demo room of embedded mode unless it exists.
 func seedDemoRoom(ctx context.Context, line *queue.Line) error {
-	if _, err := line.Store().GetRoom(ctx, "demo"); err == nil {
+	if _, err := line.GetRoom(ctx, "demo"); err == nil {
 		return nil
 	}
 	s := queue.DefaultSettings()

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // phase is the part of the run a sample falls in; only the window is the
@@ -99,7 +101,7 @@ func (t *tracker) observe(w *waiter, m ticketMsg, now time.Time, p phase) (final
 	w.lastAt, w.promised, w.state, w.position = now, time.Duration(m.NextUpdateMS)*time.Millisecond, m.State, m.Position
 	w.mu.Unlock()
 
-	final = m.State != "waiting"
+	final = m.State != string(vocab.StateWaiting)
 	if p >= phaseDone {
 		return final
 	}
@@ -109,7 +111,7 @@ func (t *tracker) observe(w *waiter, m ticketMsg, now time.Time, p phase) (final
 	if final {
 		t.finals[p][m.State]++
 	}
-	if m.State == "admitted" {
+	if m.State == string(vocab.StateAdmitted) {
 		if m.OrderableAt == nil {
 			t.badMsgs++
 		} else if at, err := time.Parse(time.RFC3339Nano, *m.OrderableAt); err != nil {
@@ -121,7 +123,7 @@ func (t *tracker) observe(w *waiter, m ticketMsg, now time.Time, p phase) (final
 			}
 		}
 	}
-	if n == 0 || prevState != "waiting" || m.State != "waiting" || prevAt.Before(t.movingSince) || t.movingSince.IsZero() {
+	if n == 0 || prevState != string(vocab.StateWaiting) || m.State != string(vocab.StateWaiting) || prevAt.Before(t.movingSince) || t.movingSince.IsZero() {
 		return final
 	}
 	gap := now.Sub(prevAt)
@@ -139,7 +141,7 @@ func overdue(ws []*waiter, at time.Time, movingSince time.Time) []float64 {
 	var out []float64
 	for _, w := range ws {
 		w.mu.Lock()
-		if w.msgs > 0 && w.state == "waiting" && !movingSince.IsZero() {
+		if w.msgs > 0 && w.state == string(vocab.StateWaiting) && !movingSince.IsZero() {
 			// An update promised while the line was still paused is due from when it moved.
 			from := w.lastAt
 			if from.Before(movingSince) {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/tooltest"
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -103,7 +104,7 @@ func checkVerifier(t *testing.T, v verifier) {
 	ts := httptest.NewUnstartedServer(nil)
 	base := "http://" + ts.Listener.Addr().String()
 	keys.Issuer = base
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
 	ts.Config.Handler = server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"})
 	ts.Start()
 	t.Cleanup(ts.Close)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/adaptive"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 )
 
@@ -102,7 +103,7 @@ type env struct {
 	ctx         context.Context
 	cancel      context.CancelFunc
 	clock       *clockwork.FakeClock
-	store       *queue.RedisStore
+	store       *redisstore.Store
 	prom        *promServer
 	logs        *syncBuffer
 	transitions chan adaptive.Transition
@@ -115,7 +116,7 @@ func newEnv(t *testing.T) *env {
 	prefix := redistest.Prefix(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	e := &env{t: t, ctx: ctx, cancel: cancel, clock: clockwork.NewFakeClock(), store: queue.NewRedisStore(rdb, prefix),
+	e := &env{t: t, ctx: ctx, cancel: cancel, clock: clockwork.NewFakeClock(), store: redisstore.New(rdb, prefix),
 		prom: newPromServer(t), logs: &syncBuffer{}, transitions: make(chan adaptive.Transition, 100),
 		prefix: prefix}
 	return e

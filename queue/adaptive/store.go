@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/waitroom/waitroom/queue/redisstore"
 )
 
-// stateTTL keeps a room's activation while anyone evaluates it; the state of
-// a deleted room then goes by itself (the store's DeleteRoom does not know it).
+// stateTTL keeps a room's activation while anyone evaluates it. DeleteRoom
+// removes it with the room (redisstore lists the key); the TTL is for a
+// state written back by a window evaluated while the room was deleted.
 const stateTTL = 24 * time.Hour
 
 var (
@@ -24,14 +26,14 @@ var (
 	writeScript = redis.NewScript(writeLua)
 )
 
-// redisStates keeps each room's State in the hash <prefix>{room}:activation,
-// in the room's Redis Cluster slot.
+// redisStates keeps each room's State in the hash redisstore.ActivationKey
+// names, in the room's Redis Cluster slot.
 type redisStates struct {
 	rdb    redis.UniversalClient
 	prefix string
 }
 
-func (r redisStates) key(room string) string { return r.prefix + "{" + room + "}:activation" }
+func (r redisStates) key(room string) string { return redisstore.ActivationKey(r.prefix, room) }
 
 // claim returns the stored state and whether this server evaluates the
 // window now: the first server to ask once gap has passed since the last

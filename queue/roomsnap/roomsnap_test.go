@@ -10,6 +10,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/roomsnap"
 	"github.com/waitroom/waitroom/queue/token"
@@ -70,7 +71,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := queue.NewLine(queue.NewRedisStore(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
+	line := queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
 		Jitter: func(time.Duration) time.Duration { return 0 }})
 	st := queue.DefaultSettings()
 	st.Capacity, st.SessionTTLS, st.AllowedEmbedders = 3, 60, []string{"https://shop.example.com"}
@@ -103,7 +104,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	}
 	defer snap.Close()
 	clock = clockwork.NewFakeClockAt(clock.Now()) // the first life's sleepers stay on the old one
-	line = queue.NewLine(queue.NewRedisStore(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
+	line = queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
 		Jitter: func(time.Duration) time.Duration { return 0 }})
 	if got, ok := line.CachedRoom("sale"); !ok || got.Capacity != 3 || len(got.AllowedEmbedders) != 1 {
 		t.Fatalf("the restarted server does not know the room from its snapshot: %+v %v", got, ok)
@@ -115,7 +116,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	if err := clock.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := line.Store().GetRoom(ctx, "sale"); err != nil {
+	if _, err := line.GetRoom(ctx, "sale"); err != nil {
 		t.Fatalf("room not put back after the data loss: %v", err)
 	}
 	// The three tokens from before still verify offline for 60 s: a

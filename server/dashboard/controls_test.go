@@ -80,7 +80,7 @@ func TestDegradeDrill(t *testing.T) {
 	b := site.browser()
 	b.signIn()
 	drill := func() *bool {
-		on, err := site.line.Store().Probe(context.Background())
+		on, err := site.line.Probe(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -83,7 +83,7 @@ func New(deps Deps) *Dashboard {
 	d := &Dashboard{d: deps, log: deps.Logger}
 	d.sessions = newSessions(deps.AdminToken, deps.SessionTTL, deps.Clock.Now, deps.Revocations)
 	d.sampler = newSampler(samplerConfig{
-		src: deps.Line.Store(), outbox: deps.Outbox, clock: deps.Clock, log: deps.Logger,
+		src: deps.Line, outbox: deps.Outbox, clock: deps.Clock, log: deps.Logger,
 		every: deps.SampleEvery, keep: chartSpan, window: deps.RateWindow,
 	})
 	// A second hub, apart from the waiting pages': its "tickets" are room
@@ -114,7 +114,7 @@ func (d *Dashboard) Run(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
-		err := d.d.Line.Store().Listen(ctx, func(string, []string) {}, func(room string) { d.changed(ctx, room) })
+		err := d.d.Line.Listen(ctx, func(string, []string) {}, func(room string) { d.changed(ctx, room) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("dashboard: listen: %w", err)
 		}
@@ -143,7 +143,7 @@ func (d *Dashboard) changed(ctx context.Context, room string) {
 func (d *Dashboard) Register(e *echo.Echo) {
 	in, api := d.requireSession, d.requireSessionAPI
 	csrf := func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSessionAPI(d.requireCSRF(h)) }
-	store := d.d.Line.Store()
+	store := d.d.Line
 
 	e.GET("/admin/login", d.handleLoginPage)
 	e.POST("/admin/login", d.handleLogin)

@@ -11,7 +11,11 @@ import (
 // Line is what the dashboard needs of *queue.Line: room writes go through it
 // so its settings cache stays current.
 type Line interface {
-	Store() queue.Store
+	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	ListRooms(ctx context.Context) ([]string, error)
+	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
+	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+	SetDrill(ctx context.Context, on *bool) error
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 	DeleteRoom(ctx context.Context, room string) error
 	Now() time.Time

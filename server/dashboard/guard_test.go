@@ -12,7 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/server/throttle"
@@ -192,7 +192,7 @@ func TestSignOutOnOneServerIsHonouredByAnother(t *testing.T) {
 // others once Redis is back (the server sends it when Redis answers).
 func TestSignOutWhileRedisIsDown(t *testing.T) {
 	rs := redistest.Start(t)
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	rev := revocations(t, rdb)
 	a, b := newSite(t, siteOptions{deps: rev}), newSite(t, siteOptions{deps: rev})

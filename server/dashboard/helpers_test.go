@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/clientip"
@@ -61,7 +62,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 	ts := httptest.NewUnstartedServer(nil) // 127.0.0.1
 	base := "http://" + ts.Listener.Addr().String()
 	keys.Issuer = base
-	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	store := redisstore.New(rdb, redistest.Prefix(t))
 	line := queue.NewLine(store, keys, queue.LineOptions{Logger: logger})
 	avail := queue.NewAvailability(nil, logger)
 	e := echo.New()
@@ -134,7 +135,7 @@ func (s *site) putRoom(room string, st queue.Settings) {
 
 func (s *site) getRoom(room string) queue.Settings {
 	s.t.Helper()
-	st, err := s.line.Store().GetRoom(context.Background(), room)
+	st, err := s.line.GetRoom(context.Background(), room)
 	if err != nil {
 		s.t.Fatalf("get room %s: %v", room, err)
 	}

@@ -71,7 +71,7 @@ type roomLive struct {
 // ones when Redis does not answer), counts and rates from the latest
 // sample, or read now before the first.
 func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (roomLive, error) {
-	store := d.d.Line.Store()
+	store := d.d.Line
 	st, sampled := d.sampler.room(room, history)
 	s, err := store.GetRoom(ctx, room)
 	switch {
@@ -94,7 +94,7 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 	v := templates.AdminRoomView{
 		Room: room, Title: s.Title, Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()),
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
-		ConfiguredRate: s.ConfiguredRate(), Activation: s.Activation,
+		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
 		Point:  point(latest),
 		Health: d.health(ctx),
 	}
@@ -115,7 +115,7 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 // settings unless activation is adaptive.
 func (d *Dashboard) lineState(v *templates.AdminRoomView) {
 	on, off := true, false
-	switch v.Activation {
+	switch queue.Activation(v.Activation) {
 	case queue.ActivationAlways:
 		v.LineOn, v.LineReasonKey = &on, "admin.line.always"
 	case queue.ActivationOff:
@@ -155,7 +155,7 @@ func (d *Dashboard) overview(ctx context.Context) templates.AdminOverview {
 		}
 		ov.Rooms = append(ov.Rooms, templates.AdminRoomSummary{
 			Room: id, Title: r.settings.Title, Paused: r.settings.Paused, Closed: r.settings.Closed(now),
-			Activation: r.settings.Activation, Waiting: r.latest.waiting, Active: r.latest.active,
+			Activation: string(r.settings.Activation), Waiting: r.latest.waiting, Active: r.latest.active,
 			Capacity: r.settings.Capacity, AdmittedPerS: r.latest.admittedRate,
 		})
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/apierr"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -80,16 +81,17 @@ func (d *Dashboard) fail(c echo.Context, status int, e apiError, pageMessage str
 
 // failErr maps a store or check error to its answer, as the admin API does.
 func (d *Dashboard) failErr(c echo.Context, err error) error {
-	lang := d.lang(c)
-	var fe *queue.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: fe.Field, Message: fe.Error()}, "")
-	case errors.Is(err, queue.ErrRoomNotFound):
-		return d.fail(c, http.StatusNotFound, apiError{Code: "room_not_found", Message: "no such room"}, templates.T(lang, "admin.error.notfound"))
-	case queue.Unreachable(err):
-		return d.fail(c, http.StatusServiceUnavailable, apiError{Code: "unavailable", Message: "the waiting room cannot reach its store; retry shortly"}, templates.T(lang, "admin.error.unavailable"))
-	case errors.Is(err, context.Canceled):
+	if a, ok := apierr.Core(err); ok {
+		page := ""
+		switch a {
+		case apierr.RoomNotFound:
+			page = templates.T(d.lang(c), "admin.error.notfound")
+		case apierr.Unavailable:
+			page = templates.T(d.lang(c), "admin.error.unavailable")
+		}
+		return d.fail(c, a.Status, apiError{Code: a.Code, Message: a.Message, Field: a.Field}, page)
+	}
+	if errors.Is(err, context.Canceled) {
 		return nil // the client went away
 	}
 	d.log.Warn("dashboard: request failed", "remote", c.RealIP(), "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)

@@ -26,7 +26,7 @@ type roomWriter interface {
 func (d *Dashboard) handleCreatePage(c echo.Context) error {
 	_, tiers := settingsValues(queue.DefaultSettings())
 	return d.formPage(c, http.StatusOK, templates.AdminRoomFormProps{
-		Create: true, Values: map[string]string{"activation": queue.ActivationAlways}, Tiers: tiers,
+		Create: true, Values: map[string]string{"activation": string(queue.ActivationAlways)}, Tiers: tiers,
 	})
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/gate"
@@ -164,7 +165,7 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
 	s := queue.DefaultSettings()
 	s.Capacity, s.BatchSize, s.BatchIntervalMS, s.JitterMS = capacity, 50, 50, 100
 	s.AbandonAfterS = 120 // the back of the line asks every 2 s; no one is dropped
@@ -320,7 +321,7 @@ func TestFlashCrowdThroughTheGate(t *testing.T) {
 	if early > 0 {
 		t.Errorf("%d orders reached checkout before their token's nbf", early)
 	}
-	st, err := line.Store().Stats(ctx, room, time.Now())
+	st, err := line.Stats(ctx, room, time.Now())
 	if err != nil || st.CompletedTotal != visitors || st.Active != 0 || st.Waiting != 0 || st.AbandonedTotal != 0 {
 		t.Errorf("stats %+v %v, want all %d completed and none left", st, err, visitors)
 	}

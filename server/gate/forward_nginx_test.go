@@ -22,6 +22,7 @@ import (
 	"github.com/waitroom/waitroom/internal/tooltest"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -112,7 +113,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 		t.Fatal(err)
 	}
 	keys.Issuer = public
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys, queue.LineOptions{})
 	s := queue.DefaultSettings()
 	s.TargetURL = "/checkout/"
 	s.Capacity, s.BatchSize, s.BatchIntervalMS, s.JitterMS = capacity, 10, 50, 50
@@ -363,7 +364,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 		}
 		return res.StatusCode, body
 	}
-	placesBefore, err := line.Store().Stats(ctx, room, time.Now())
+	placesBefore, err := line.Stats(ctx, room, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,13 +384,13 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if status, body := ask("X-Waitroom-Pow", "not a payload"); status != http.StatusBadRequest || body["challenge"] == nil {
 		t.Errorf("a malformed solution through nginx: %d %v, want 400 with a fresh challenge", status, body)
 	}
-	if places, err := line.Store().Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal {
+	if places, err := line.Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal {
 		t.Fatalf("without a solution: %d places taken (%v), want none", places.EnteredTotal-placesBefore.EnteredTotal, err)
 	}
 	if status, body := ask("X-Waitroom-Pow", solved.Encode()); status != http.StatusTooManyRequests || body["ticket"] == nil {
 		t.Fatalf("with the solution through nginx: %d %v, want 429 in line with its ticket", status, body)
 	}
-	if places, err := line.Store().Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal+1 {
+	if places, err := line.Stats(ctx, room, time.Now()); err != nil || places.EnteredTotal != placesBefore.EnteredTotal+1 {
 		t.Errorf("with the solution: %d places taken (%v), want 1", places.EnteredTotal-placesBefore.EnteredTotal, err)
 	}
 

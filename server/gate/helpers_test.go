@@ -3,6 +3,7 @@ package gate_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -94,7 +96,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 		t.Fatal(err)
 	}
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(queue.NewRedisStore(rdb, redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	f := &fixture{t: t, line: line, clock: clock, keys: keys, up: newUpstream(t), meter: gate.NewMeter(gate.MeterOptions{Clock: clock})}
 
@@ -111,7 +113,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if err := line.PutRoom(context.Background(), room, s); err != nil && !queue.Unreachable(err) {
+	if err := line.PutRoom(context.Background(), room, s); err != nil && !errors.Is(err, queue.ErrUnavailable) {
 		t.Fatal(err) // a test of a dead Redis has no room to put
 	}
 	proxy, err := gate.NewProxy(gate.ProxyConfig{

@@ -20,7 +20,7 @@ type Line interface {
 	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
-	Hold(ctx context.Context, tok, room, holder, mode string) (queue.Verdict, error)
+	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 	Room(ctx context.Context, room string) (queue.Settings, error)
 	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
 	Token(t queue.Ticket) (string, error)
@@ -50,7 +50,7 @@ func newLineBackend(line Line, room string, keys pow.Keys) lineBackend {
 func (b lineBackend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verdict, error) {
 	v, err := b.line.Verify(ctx, tok, b.room)
 	if err != nil {
-		if !queue.Unreachable(err) {
+		if !errors.Is(err, queue.ErrUnavailable) {
 			return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
 		}
 		// Redis is down, so whether the slot is still held cannot be

@@ -21,7 +21,7 @@ func powOn(s *queue.Settings) {
 // entered is how many places the room has handed out.
 func (f *fixture) entered() int64 {
 	f.t.Helper()
-	st, err := f.line.Store().Stats(context.Background(), room, f.clock.Now())
+	st, err := f.line.Stats(context.Background(), room, f.clock.Now())
 	if err != nil {
 		f.t.Fatal(err)
 	}

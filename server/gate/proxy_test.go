@@ -347,7 +347,7 @@ func TestProxyCompletePathHandsTheSlotBack(t *testing.T) {
 	if v, _ := f.line.Verify(ctx, tok, room); v.Valid || v.Reason != "completed" {
 		t.Fatalf("after the order: valid %v reason %q, want completed", v.Valid, v.Reason)
 	}
-	st, err := f.line.Store().Stats(ctx, room, f.clock.Now())
+	st, err := f.line.Stats(ctx, room, f.clock.Now())
 	if err != nil || st.Active != 0 || st.CompletedTotal != 1 {
 		t.Errorf("stats %+v %v, want the slot free", st, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/adaptive"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/server/metrics"
 	"github.com/waitroom/waitroom/server/push"
@@ -24,7 +25,7 @@ import (
 // counters updated through methods show beside them.
 func TestScrape(t *testing.T) {
 	ctx := context.Background()
-	store := queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t))
+	store := redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t))
 	s := queue.DefaultSettings()
 	s.Capacity = 1
 	if err := store.PutRoom(ctx, "sale", s); err != nil {
@@ -32,7 +33,7 @@ func TestScrape(t *testing.T) {
 	}
 	now := time.Now()
 	for _, id := range []string{"a", "b", "c"} { // one takes the only slot, two wait
-		if _, err := store.Enter(ctx, "sale", &s, false, "v:"+id, "ticket-"+id, now, 0, queue.EntryProof{}); err != nil {
+		if _, err := store.Enter(ctx, "sale", &s, queue.AdmitLine, "v:"+id, "ticket-"+id, now, 0, queue.EntryProof{}); err != nil {
 			t.Fatal(err)
 		}
 	}

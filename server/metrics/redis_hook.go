@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 )
 
 // RedisHook returns a go-redis hook timing every command and pipeline and
@@ -58,7 +57,7 @@ func (m *Metrics) observeRedis(cmd string, d time.Duration, err error) {
 		return
 	}
 	kind := "reply"
-	if queue.Unreachable(err) {
+	if redisstore.Unreachable(err) {
 		kind = "unreachable"
 	}
 	m.redisErrors.WithLabelValues(cmd, kind).Inc()

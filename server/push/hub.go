@@ -16,15 +16,16 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/jonboulle/clockwork"
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
-// Ticket states that matter to the hub; they match the queue package's.
+// Ticket states that matter to the hub (queue/vocab defines them).
 const (
-	StateWaiting  = "waiting"
-	StateAdmitted = "admitted"
-	StateExpired  = "expired"
-	StateClosed   = "closed"
-	StateBypassed = "bypassed"
+	StateWaiting  = vocab.StateWaiting
+	StateAdmitted = vocab.StateAdmitted
+	StateExpired  = vocab.StateExpired
+	StateClosed   = vocab.StateClosed
+	StateBypassed = vocab.StateBypassed
 )
 
 var (
@@ -38,7 +39,7 @@ var (
 // Update is one ticket's current view.
 type Update struct {
 	Ticket   string
-	State    string        // "waiting", "admitted", "expired", "closed", "bypassed"
+	State    vocab.State
 	Interval time.Duration // the tier interval for its position: the least time between two position updates
 	Payload  []byte        // the ticket JSON sent to the client; shared by every connection, never modified after
 }
@@ -131,7 +132,7 @@ type room struct {
 // ticket is what the hub knows of one ticket shared by its connections.
 type ticket struct {
 	clients  map[*client]struct{}
-	state    string
+	state    vocab.State
 	interval time.Duration
 	next     time.Time // due for a fetch from then on; zero until the first fetch
 	force    bool      // Notify could not queue: fetch and push at the next tick

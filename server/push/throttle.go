@@ -3,11 +3,13 @@ package push
 import (
 	"bytes"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // final reports whether a state ends the wait: it is pushed at once and the
 // connection closes after a grace.
-func final(state string) bool {
+func final(state vocab.State) bool {
 	return state != StateWaiting
 }
 

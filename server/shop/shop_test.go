@@ -15,6 +15,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -36,7 +37,7 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	defer cancel()
 	keys, _ := token.Generate()
 	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	s := queue.DefaultSettings()
 	s.JitterMS = 3000
@@ -107,7 +108,7 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	if err != nil || v.Valid || v.Reason != "completed" {
 		t.Fatalf("after the order: %+v %v", v, err)
 	}
-	st, _ := line.Store().Stats(ctx, "demo", clock.Now())
+	st, _ := line.Stats(ctx, "demo", clock.Now())
 	if st.Active != 0 || st.CompletedTotal != 1 {
 		t.Fatalf("slot not freed: %+v", st)
 	}

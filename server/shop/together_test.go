@@ -15,6 +15,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -32,7 +33,7 @@ func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
 
 	keys, _ := token.Generate()
 	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock})
 	settings := queue.DefaultSettings()
 	settings.JitterMS, settings.BatchSize = 0, 100 // all admitted at once
@@ -113,7 +114,7 @@ func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
 	if sold, _ := sh.Store().Sold(ctx, shop.DropID); sold != stock || stockOf(t, sh.Store(), shop.DropID) != 0 {
 		t.Fatalf("store: sold %d, left %d", sold, stockOf(t, sh.Store(), shop.DropID))
 	}
-	st, _ := line.Store().Stats(ctx, "demo", clock.Now())
+	st, _ := line.Stats(ctx, "demo", clock.Now())
 	if st.Active != 0 || st.CompletedTotal != shoppers {
 		t.Fatalf("slots not all freed, sold out ones included: %+v", st)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Limit is at most N failures per Per, as a burst of N that refills evenly.
@@ -87,7 +88,7 @@ func New(rdb redis.UniversalClient, name string, o Options) *Failures {
 		o.Overall = DefaultOverall
 	}
 	if o.Prefix == "" {
-		o.Prefix = "wr:"
+		o.Prefix = vocab.KeyPrefix
 	}
 	if o.LocalKeys <= 0 {
 		o.LocalKeys = 10_000

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/server/throttle"
 )
@@ -102,7 +102,7 @@ func TestConcurrentGuessesCannotSlipPast(t *testing.T) {
 // counts on its own, in a table that never holds more than LocalKeys
 // clients (the rest count together).
 func TestFailuresFallBackToABoundedLocalCount(t *testing.T) {
-	dead := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{"127.0.0.1:1"}}))
+	dead := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{"127.0.0.1:1"}}))
 	t.Cleanup(func() { _ = dead.Close() })
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 	o := limits(2, 1_000_000)
@@ -133,7 +133,7 @@ func TestFailuresFallBackToABoundedLocalCount(t *testing.T) {
 // Redis goes away, and a blocked client is answered without asking Redis.
 func TestCountsOutliveARedisOutage(t *testing.T) {
 	rs := redistest.Start(t)
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{rs.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
 	o := limits(3, 1000)
 	o.Prefix = redistest.Prefix(t)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/queue/vocab"
 	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
 )
 
@@ -37,15 +38,15 @@ func (b *backend) roomURL(suffix string) string {
 
 // ticketWire is waitroom's ticket JSON (docs/api.md).
 type ticketWire struct {
-	Ticket       string  `json:"ticket"`
-	State        string  `json:"state"`
-	Position     int64   `json:"position"`
-	Waiting      int64   `json:"waiting"`
-	ETAS         int64   `json:"eta_s"`
-	NextUpdateMS int64   `json:"next_update_ms"`
-	Token        *string `json:"token"`
-	OrderableAt  *string `json:"orderable_at"`
-	AcceptURL    *string `json:"accept_url"`
+	Ticket       string      `json:"ticket"`
+	State        vocab.State `json:"state"`
+	Position     int64       `json:"position"`
+	Waiting      int64       `json:"waiting"`
+	ETAS         int64       `json:"eta_s"`
+	NextUpdateMS int64       `json:"next_update_ms"`
+	Token        *string     `json:"token"`
+	OrderableAt  *string     `json:"orderable_at"`
+	AcceptURL    *string     `json:"accept_url"`
 }
 
 // Enter enters the line for an API client under the middleware's own

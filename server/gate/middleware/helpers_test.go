@@ -17,6 +17,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
@@ -51,7 +52,7 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 		t.Fatal(err)
 	}
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	f := &fixture{t: t, line: line, clock: clock, keys: keys, meter: middleware.NewMeter(middleware.MeterOptions{Clock: clock})}
 

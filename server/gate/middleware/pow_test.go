@@ -24,7 +24,7 @@ func TestMiddlewarePassesTheProofOfWorkThrough(t *testing.T) {
 		}, nil)
 		entered := func() int64 {
 			t.Helper()
-			st, err := f.line.Store().Stats(context.Background(), room, f.clock.Now())
+			st, err := f.line.Stats(context.Background(), room, f.clock.Now())
 			if err != nil {
 				t.Fatal(err)
 			}

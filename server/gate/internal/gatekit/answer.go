@@ -5,23 +5,25 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // waitBody is what an API client held at the gate reads. It carries
 // waitroom's error envelope, so clients that read {"error": {"code"}} from
 // waitroom read the gate the same way, and the ticket fields beside it.
 type waitBody struct {
-	Error          errorBody `json:"error"`
-	WaitingRoomURL string    `json:"waiting_room_url"`
-	Ticket         string    `json:"ticket"`
-	State          string    `json:"state"`
-	Position       int64     `json:"position"`
-	Waiting        int64     `json:"waiting"`
-	ETAS           int64     `json:"eta_s"`
-	RetryAfterMS   int64     `json:"retry_after_ms"`
-	Token          *string   `json:"token"`
-	OrderableAt    *string   `json:"orderable_at"`
-	AcceptURL      *string   `json:"accept_url,omitempty"`
+	Error          errorBody   `json:"error"`
+	WaitingRoomURL string      `json:"waiting_room_url"`
+	Ticket         string      `json:"ticket"`
+	State          vocab.State `json:"state"`
+	Position       int64       `json:"position"`
+	Waiting        int64       `json:"waiting"`
+	ETAS           int64       `json:"eta_s"`
+	RetryAfterMS   int64       `json:"retry_after_ms"`
+	Token          *string     `json:"token"`
+	OrderableAt    *string     `json:"orderable_at"`
+	AcceptURL      *string     `json:"accept_url,omitempty"`
 }
 
 type errorBody struct {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Verdict is a backend's word on an entry token.
@@ -35,18 +37,18 @@ const ReasonNotYetValid = "not_yet_valid"
 // other than the one it belongs to: a copy.
 const ReasonOtherHolder = "other_holder"
 
-// Ticket states a backend's Enter returns.
+// Ticket states a backend's Enter returns (queue/vocab defines them).
 const (
-	StateWaiting  = "waiting"
-	StateAdmitted = "admitted"
-	StateClosed   = "closed"
-	StateBypassed = "bypassed" // waitroom is degraded: intents instead of a line
+	StateWaiting  = vocab.StateWaiting
+	StateAdmitted = vocab.StateAdmitted
+	StateClosed   = vocab.StateClosed
+	StateBypassed = vocab.StateBypassed // waitroom is degraded: intents instead of a line
 )
 
 // Ticket is a visitor's place as the gate shows it.
 type Ticket struct {
 	ID          string
-	State       string
+	State       vocab.State
 	Position    int64
 	Waiting     int64
 	ETA         time.Duration
@@ -297,7 +299,7 @@ func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handle
 		// Reclaimed between enter and verify: the next ask enters again.
 		writeJSON(w, http.StatusTooManyRequests, time.Second, waitBody{
 			Error:          errorBody{Code: CodeInLine, Message: "your turn ended (" + v.Reason + "); ask again to join the line"},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: v.Reason,
+			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: vocab.State(v.Reason), // the reason, as before
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package queue
+package redisstore
 
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
@@ -8,8 +8,32 @@ type roomKeys struct {
 	powSpent string
 }
 
+// Keys of the deployment, beside the rooms'.
+func (s *Store) roomsKey() string { return s.prefix + "rooms" }
+func (s *Store) epochKey() string { return s.prefix + "epoch" }
+func (s *Store) drillKey() string { return s.prefix + "drill" }
+func (s *Store) aliveKey() string { return s.prefix + "alive" }
+
+// roomBase is the start of every key of room: the prefix and the hash tag.
+func roomBase(prefix, room string) string { return prefix + "{" + room + "}:" }
+
+// ActivationKey is the hash in which queue/adaptive keeps room's activation.
+func ActivationKey(prefix, room string) string { return roomBase(prefix, room) + "activation" }
+
+func holderKey(prefix, room, ticket string) string {
+	return roomBase(prefix, room) + "holder:" + ticket
+}
+
+func placesKey(prefix, room, bucket string) string {
+	return roomBase(prefix, room) + "places:" + bucket
+}
+
+func entersKey(prefix, room, bucket string) string {
+	return roomBase(prefix, room) + "enters:" + bucket
+}
+
 func keysFor(prefix, room string) roomKeys {
-	b := prefix + "{" + room + "}:"
+	b := roomBase(prefix, room)
 	return roomKeys{
 		settings: b + "settings",
 		visitors: b + "visitors",
@@ -24,7 +48,7 @@ func keysFor(prefix, room string) roomKeys {
 		admits:   b + "admits",
 		events:   b + "events",
 		// activation is kept by queue/adaptive; listed so DeleteRoom removes it.
-		activation: b + "activation",
+		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
 	}
 }

@@ -1,4 +1,4 @@
-package queue_test
+package conformance
 
 import (
 	"context"
@@ -8,104 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 )
 
-var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-
-type fixture struct {
-	line  *queue.Line
-	store *queue.RedisStore
-	clock *clockwork.FakeClock
-	keys  *token.Keyset
-}
-
-// newFixture gives a line on the shared real Redis, with its own key prefix,
-// a fake clock and a jitter that is fixed unless the test sets one.
-func newFixture(t *testing.T, prefix string, jitter func(time.Duration) time.Duration) *fixture {
-	t.Helper()
-	srv := redistest.Shared(t)
-	if prefix == "" {
-		prefix = redistest.Prefix(t)
-	}
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys.Issuer = "http://waitroom.test"
-	clock := clockwork.NewFakeClockAt(t0)
-	if jitter == nil {
-		jitter = func(max time.Duration) time.Duration { return max / 2 }
-	}
-	store := queue.NewRedisStore(srv.Client(t), prefix)
-	return &fixture{
-		line:  queue.NewLine(store, keys, queue.LineOptions{Clock: clock, Jitter: jitter}),
-		store: store, clock: clock, keys: keys,
-	}
-}
-
-func (f *fixture) room(t *testing.T, name string, edit func(*queue.Settings)) queue.Settings {
-	t.Helper()
-	s := queue.DefaultSettings()
-	if edit != nil {
-		edit(&s)
-	}
-	s.Normalize()
-	if err := s.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.line.PutRoom(context.Background(), name, s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func (f *fixture) enter(t *testing.T, room, who string) queue.Ticket {
-	t.Helper()
-	tk, _, err := f.line.Enter(context.Background(), room, who)
-	if err != nil {
-		t.Fatalf("enter %s: %v", who, err)
-	}
-	return tk
-}
-
-func (f *fixture) status(t *testing.T, room string, tk queue.Ticket) queue.Ticket {
-	t.Helper()
-	got, _, err := f.line.Status(context.Background(), room, tk.ID, tk.Identity)
-	if err != nil {
-		t.Fatalf("status %s: %v", tk.ID, err)
-	}
-	return got
-}
-
-func (f *fixture) tick(t *testing.T, room string) queue.TickResult {
-	t.Helper()
-	s, err := f.line.Room(context.Background(), room)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := f.line.Tick(context.Background(), room, &s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// fill makes the line non-empty so later entries cannot take the fast track.
-func (f *fixture) blockFastTrack(t *testing.T, room string) {
-	t.Helper()
-	s, _ := f.line.Room(context.Background(), room)
-	for i := int64(0); i < s.BatchSize; i++ {
-		f.enter(t, room, fmt.Sprintf("v:fast-%d", i))
-	}
-}
-
-func TestEnterIsIdempotentAcrossTabs(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testEnterIsIdempotentAcrossTabs(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", nil)
 	f.blockFastTrack(t, "sale")
 	a := f.enter(t, "sale", "v:alice")
@@ -122,10 +29,10 @@ func TestEnterIsIdempotentAcrossTabs(t *testing.T) {
 	}
 }
 
-func TestFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 3 })
-	var states []string
+	var states []queue.State
 	for i := 0; i < 5; i++ {
 		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:%d", i)).State)
 	}
@@ -145,8 +52,8 @@ func TestFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T) {
 	}
 }
 
-func TestFIFOUnderConcurrentEntries(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testFIFOUnderConcurrentEntries(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 50; s.Capacity = 2000; s.Paused = true })
 	const n = 1000
 	tickets := make([]queue.Ticket, n)
@@ -195,8 +102,8 @@ func TestFIFOUnderConcurrentEntries(t *testing.T) {
 	}
 }
 
-func TestCapacityAndPaceAreNeverExceeded(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testCapacityAndPaceAreNeverExceeded(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	s := f.room(t, "sale", func(s *queue.Settings) { s.Capacity = 25; s.BatchSize = 10; s.SessionTTLS = 2 })
 	f.blockFastTrack(t, "sale")
 	for i := 0; i < 200; i++ {
@@ -225,8 +132,8 @@ func TestCapacityAndPaceAreNeverExceeded(t *testing.T) {
 	}
 }
 
-func TestPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 4 })
 	for i := 0; i < 3; i++ {
 		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
@@ -254,8 +161,8 @@ func TestPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T) {
 	}
 }
 
-func TestJitterSpreadsOrderableAt(t *testing.T) {
-	f := newFixture(t, "", queue.DefaultJitter)
+func testJitterSpreadsOrderableAt(t *testing.T, target Open) {
+	f := newFixture(t, target, queue.DefaultJitter)
 	s := f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 100; s.Capacity = 1000; s.JitterMS = 1000; s.Paused = true })
 	var tickets []queue.Ticket
 	for i := 0; i < 500; i++ {
@@ -287,8 +194,8 @@ func TestJitterSpreadsOrderableAt(t *testing.T) {
 	}
 }
 
-func TestAbandonedWaitersLoseTheirPlace(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testAbandonedWaitersLoseTheirPlace(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = true })
 	ghost := f.enter(t, "sale", "v:ghost")
 	live := f.enter(t, "sale", "v:live")
@@ -316,8 +223,8 @@ func TestAbandonedWaitersLoseTheirPlace(t *testing.T) {
 	}
 }
 
-func TestPositionNeverGoesUp(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testPositionNeverGoesUp(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 2 })
 	f.blockFastTrack(t, "sale")
 	var mine queue.Ticket
@@ -344,8 +251,8 @@ func TestPositionNeverGoesUp(t *testing.T) {
 	t.Fatal("never admitted")
 }
 
-func TestLeaveFreesThePlace(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testLeaveFreesThePlace(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
 	a := f.enter(t, "sale", "v:a")
 	b := f.enter(t, "sale", "v:b")
@@ -360,8 +267,8 @@ func TestLeaveFreesThePlace(t *testing.T) {
 	}
 }
 
-func TestStatusIsOnlyForTheOwner(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testStatusIsOnlyForTheOwner(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", nil)
 	a := f.enter(t, "sale", "v:a")
 	if _, _, err := f.line.Status(context.Background(), "sale", a.ID, "v:mallory"); err != queue.ErrTicketNotFound {
@@ -369,8 +276,8 @@ func TestStatusIsOnlyForTheOwner(t *testing.T) {
 	}
 }
 
-func TestClosedRoomAnswersClosed(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testClosedRoomAnswersClosed(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { end := t0.Add(time.Minute); s.EndsAt = &end; s.BatchSize = 1 })
 	if tk := f.enter(t, "sale", "v:a"); tk.State != queue.StateAdmitted {
 		t.Fatalf("before ends_at: %s", tk.State)
@@ -386,8 +293,8 @@ func TestClosedRoomAnswersClosed(t *testing.T) {
 	}
 }
 
-func TestActivationOffAdmitsEveryoneAtOnce(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testActivationOffAdmitsEveryoneAtOnce(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 1 })
 	for i := 0; i < 20; i++ {
 		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
@@ -396,8 +303,8 @@ func TestActivationOffAdmitsEveryoneAtOnce(t *testing.T) {
 	}
 }
 
-func TestPausedRoomKeepsPlacesAndAdmitsNobody(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testPausedRoomKeepsPlacesAndAdmitsNobody(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
 	a := f.enter(t, "sale", "v:a")
 	if a.State != queue.StateWaiting {
@@ -414,10 +321,10 @@ func TestPausedRoomKeepsPlacesAndAdmitsNobody(t *testing.T) {
 	}
 }
 
-func TestTwoServersAdmitEachSlotOnce(t *testing.T) {
-	prefix := redistest.Prefix(t)
-	a := newFixture(t, prefix, nil)
-	b := newFixture(t, prefix, nil)
+func testTwoServersAdmitEachSlotOnce(t *testing.T, target Open) {
+	shared := target(t) // two servers on one store
+	a := newFixtureOn(t, shared, nil)
+	b := newFixtureOn(t, shared, nil)
 	s := a.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 7; s.Capacity = 50; s.Paused = true })
 	for i := 0; i < 100; i++ {
 		a.enter(t, "sale", fmt.Sprintf("v:%d", i))
@@ -450,8 +357,8 @@ func TestTwoServersAdmitEachSlotOnce(t *testing.T) {
 	}
 }
 
-func TestSettingsChangesApplyWithinOneTick(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testSettingsChangesApplyWithinOneTick(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 2 })
 	f.blockFastTrack(t, "sale")
 	for i := 0; i < 50; i++ {
@@ -468,10 +375,10 @@ func TestSettingsChangesApplyWithinOneTick(t *testing.T) {
 	}
 }
 
-func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	open := false
-	f.line = queue.NewLine(f.store, f.keys, queue.LineOptions{Clock: f.clock, LineOpen: func(string) bool { return open }})
+	f.line = queue.NewLine(f.server(), f.keys, queue.LineOptions{Clock: f.clock, LineOpen: func(string) bool { return open }})
 	f.room(t, "sale", func(s *queue.Settings) {
 		s.BatchSize = 2
 		s.Activation = queue.ActivationAdaptive
@@ -498,7 +405,7 @@ func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
 	}
 	open = true
 	f.clock.Advance(200 * time.Millisecond)
-	var states []string
+	var states []queue.State
 	for i := 0; i < 4; i++ {
 		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:open%d", i)).State)
 	}
@@ -511,8 +418,8 @@ func TestAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T) {
 	}
 }
 
-func TestSwitchingActivationOffDrainsTheLine(t *testing.T) {
-	f := newFixture(t, "", nil)
+func testSwitchingActivationOffDrainsTheLine(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true; s.BatchSize = 2 })
 	waiter := f.enter(t, "sale", "v:waiter")
 	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 2 })
@@ -522,5 +429,23 @@ func TestSwitchingActivationOffDrainsTheLine(t *testing.T) {
 	f.clock.Advance(200 * time.Millisecond)
 	if r := f.tick(t, "sale"); len(r.Admitted) != 1 || r.Admitted[0] != waiter.ID {
 		t.Fatalf("tick admitted %v: the waiter from before must not be stranded", r.Admitted)
+	}
+}
+
+// TestFastTrackAfterAPaceChange: the fast track into an empty line shares
+// the tick budget, so it too must survive a longer interval.
+func testFastTrackAfterAPaceChange(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 200 })
+	if tk := f.enter(t, "sale", "v:first"); tk.State != queue.StateAdmitted {
+		t.Fatalf("first into an empty room: %s", tk.State)
+	}
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 1000 })
+	f.clock.Advance(time.Second)
+	if tk := f.enter(t, "sale", "v:second"); tk.State != queue.StateAdmitted {
+		t.Fatalf("into an empty room one new interval after slowing down: %s", tk.State)
+	}
+	if tk := f.enter(t, "sale", "v:third"); tk.State != queue.StateWaiting {
+		t.Fatalf("a second entry in the same tick: %s, want waiting", tk.State)
 	}
 }

@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -38,7 +39,7 @@ func newClusterRig(t *testing.T) *clusterRig {
 	keys.Issuer = "http://waitroom.test"
 	clock := clockwork.NewFakeClockAt(t0)
 	cc := c.Client(t)
-	store := queue.NewRedisStore(cc, redistest.Prefix(t))
+	store := redisstore.New(cc, redistest.Prefix(t))
 	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock,
 		Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	return &clusterRig{
@@ -217,7 +218,7 @@ func TestClusterLine(t *testing.T) {
 		})
 	}
 
-	listed, err := r.line.Store().ListRooms(ctx)
+	listed, err := r.line.ListRooms(ctx)
 	if err != nil || !slices.Equal(listed, slices.Sorted(slices.Values(rooms))) {
 		t.Fatalf("rooms %v %v, want %v", listed, err, rooms)
 	}
@@ -238,7 +239,7 @@ func TestClusterLine(t *testing.T) {
 			t.Fatalf("restore %s: %v %v, want %v", room, got, err, want)
 		}
 	}
-	if listed, _ := r.line.Store().ListRooms(ctx); len(listed) != len(rooms) {
+	if listed, _ := r.line.ListRooms(ctx); len(listed) != len(rooms) {
 		t.Fatalf("after restore: rooms %v", listed)
 	}
 	st, err := r.store.Stats(ctx, gone, r.clock.Now())

@@ -1,4 +1,4 @@
-package queue
+package redisstore
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 func TestRoomKeysShareOneSlot(t *testing.T) {
 	cc := redistest.SharedCluster(t).Client(t)
 	ctx := context.Background()
-	s := NewRedisStore(cc, "wr:")
+	s := New(cc, "wr:")
 	for _, room := range []string{"demo", "a", "sale-2026-11-29", "0123456789-0123456789-0123456789-0123456789-0123456789-012345678"} {
 		k := keysFor(s.prefix, room)
 		var keys []string
@@ -23,7 +23,7 @@ func TestRoomKeysShareOneSlot(t *testing.T) {
 			keys = append(keys, v.Field(i).String())
 		}
 		keys = append(keys, k.pow("challenge"), holderKey(s.prefix, room, "ticket"),
-			s.placesKey(room, "198.51.100.0"), "rate:"+s.prefix+"{"+room+"}:enters:198.51.100.0")
+			placesKey(s.prefix, room, "198.51.100.0"), "rate:"+s.prefix+"{"+room+"}:enters:198.51.100.0")
 		want, err := cc.ClusterKeySlot(ctx, "{"+room+"}").Result()
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package queue
+package redisstore
 
 import (
 	_ "embed"
@@ -32,6 +32,14 @@ var (
 	//go:embed lua/restore.lua
 	restoreLua    string
 	restoreScript = redis.NewScript(restoreLua)
+
+	//go:embed lua/hold.lua
+	holdLua    string
+	holdScript = redis.NewScript(holdLua)
+
+	//go:embed lua/places.lua
+	placesLua    string
+	placesScript = redis.NewScript(placesLua)
 
 	//go:embed lua/active.lua
 	activeLua    string

@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -22,15 +23,15 @@ func TestRedisOutOfMemoryCountsAsUnavailable(t *testing.T) {
 	srv := redistest.Start(t)
 	clock := clockwork.NewFakeClock()
 	avail := queue.NewAvailability(clock, nil)
-	rdb := redis.NewUniversalClient(queue.FailFast(&redis.UniversalOptions{Addrs: []string{srv.Addr()}}))
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{srv.Addr()}}))
 	t.Cleanup(func() { _ = rdb.Close() })
-	rdb.AddHook(avail.Hook())
+	rdb.AddHook(redisstore.Hook(avail))
 	admin := srv.Client(t) // outside the hook: the test's own knobs do not count
 	keys, err := token.Generate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	store := redisstore.New(rdb, redistest.Prefix(t))
 	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock})
 	ctx := context.Background()
 	if err := line.PutRoom(ctx, "sale", queue.DefaultSettings()); err != nil {
@@ -46,7 +47,7 @@ func TestRedisOutOfMemoryCountsAsUnavailable(t *testing.T) {
 		}
 	}
 	_, _, err = line.Enter(ctx, "sale", "v:oom-1")
-	if !queue.OutOfMemory(err) || !queue.Unreachable(err) {
+	if !redisstore.OutOfMemory(err) || !redisstore.Unreachable(err) {
 		t.Fatalf("enter at maxmemory: %v; want an OOM refusal classed as unavailable", err)
 	}
 	if avail.Degraded() {

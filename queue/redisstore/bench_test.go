@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -51,7 +52,7 @@ func newBenchLine(b *testing.B, clock *clockwork.FakeClock) *benchLine {
 	if clock != nil {
 		opts.Clock = clock
 	}
-	store := queue.NewRedisStore(rdb, redistest.Prefix(b))
+	store := redisstore.New(rdb, redistest.Prefix(b))
 	return &benchLine{line: queue.NewLine(store, keys, opts), rdb: rdb, clock: clock}
 }
 
@@ -150,7 +151,7 @@ func BenchmarkTick100k(b *testing.B) {
 	}
 	f, s := tick100k.f, tick100k.settings
 	waiting := func() int64 {
-		st, err := f.line.Store().Stats(ctx, room, f.clock.Now())
+		st, err := f.line.Stats(ctx, room, f.clock.Now())
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"

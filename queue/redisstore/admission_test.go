@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -19,7 +20,7 @@ func TestAdmitterRestoresRoomsRedisLost(t *testing.T) {
 	rdb := redistest.Start(t).Client(t)
 	keys, _ := token.Generate()
 	clock := clockwork.NewFakeClock()
-	line := queue.NewLine(queue.NewRedisStore(rdb, "wr:"), keys, queue.LineOptions{Clock: clock})
+	line := queue.NewLine(redisstore.New(rdb, "wr:"), keys, queue.LineOptions{Clock: clock})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	for _, room := range []string{"kept", "deleted"} {
@@ -55,10 +56,10 @@ func TestAdmitterRestoresRoomsRedisLost(t *testing.T) {
 		case <-time.After(200 * time.Millisecond): // the loops may still be on their way to the clock
 		}
 	}
-	if _, err := line.Store().GetRoom(ctx, "kept"); err != nil {
+	if _, err := line.GetRoom(ctx, "kept"); err != nil {
 		t.Fatalf("room lost with Redis's data not restored: %v", err)
 	}
-	if _, err := line.Store().GetRoom(ctx, "deleted"); !errors.Is(err, queue.ErrRoomNotFound) {
+	if _, err := line.GetRoom(ctx, "deleted"); !errors.Is(err, queue.ErrRoomNotFound) {
 		t.Fatalf("deleted room came back: %v", err)
 	}
 	cancel()

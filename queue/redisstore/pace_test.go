@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 )
 
@@ -51,7 +52,7 @@ func newPaceRig(t *testing.T, servers, waiters int, s queue.Settings) *paceRig {
 	for i := 0; i < servers; i++ {
 		line := f.line
 		if i > 0 {
-			line = queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), prefix), f.keys,
+			line = queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), prefix), f.keys,
 				queue.LineOptions{Clock: f.clock, Jitter: func(time.Duration) time.Duration { return 0 }})
 		}
 		seen := make(chan queue.Settings, 1000)
@@ -229,23 +230,5 @@ func (r *paceRig) expectTotal(what string, want int) {
 	defer r.mu.Unlock()
 	if r.admitted != want {
 		r.t.Fatalf("%s: %d admitted in all, want %d", what, r.admitted, want)
-	}
-}
-
-// TestFastTrackAfterAPaceChange: the fast track into an empty line shares
-// the tick budget, so it too must survive a longer interval.
-func TestFastTrackAfterAPaceChange(t *testing.T) {
-	f := newFixture(t, "", nil)
-	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 200 })
-	if tk := f.enter(t, "sale", "v:first"); tk.State != queue.StateAdmitted {
-		t.Fatalf("first into an empty room: %s", tk.State)
-	}
-	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 1000 })
-	f.clock.Advance(time.Second)
-	if tk := f.enter(t, "sale", "v:second"); tk.State != queue.StateAdmitted {
-		t.Fatalf("into an empty room one new interval after slowing down: %s", tk.State)
-	}
-	if tk := f.enter(t, "sale", "v:third"); tk.State != queue.StateWaiting {
-		t.Fatalf("a second entry in the same tick: %s, want waiting", tk.State)
 	}
 }

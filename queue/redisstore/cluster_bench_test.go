@@ -1,4 +1,4 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -43,7 +44,7 @@ func benchClusterEnter(b *testing.B, rooms int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	line := queue.NewLine(queue.NewRedisStore(cc, redistest.Prefix(b)), keys,
+	line := queue.NewLine(redisstore.New(cc, redistest.Prefix(b)), keys,
 		queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }})
 	ctx := context.Background()
 

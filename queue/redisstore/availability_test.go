@@ -1,8 +1,9 @@
-package queue_test
+package redisstore_test
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sync/atomic"
 	"testing"
@@ -12,10 +13,13 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 )
 
-var errRefused = &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+// errRefused is an outage as the store's adapter reports it.
+var errRefused = fmt.Errorf("redisstore: call: %w: %w", queue.ErrUnavailable,
+	&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")})
 
 func TestAvailabilitySwitchesWithoutFlapping(t *testing.T) {
 	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
@@ -63,8 +67,8 @@ func TestAvailabilitySwitchesWithoutFlapping(t *testing.T) {
 	if got := switches.Load(); got != 2 {
 		t.Fatalf("%d switches, want 2", got)
 	}
-	if queue.Unreachable(errors.New("ERR script error")) || !queue.Unreachable(errRefused) ||
-		!queue.Unreachable(errors.New("LOADING Redis is loading the dataset in memory")) {
+	if redisstore.Unreachable(errors.New("ERR script error")) || !redisstore.Unreachable(errRefused) ||
+		!redisstore.Unreachable(errors.New("LOADING Redis is loading the dataset in memory")) {
 		t.Fatal("Unreachable misclassifies")
 	}
 }
@@ -120,7 +124,7 @@ func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 	rdb := srv.Client(t)
 	clock := clockwork.NewFakeClock()
 	a := queue.NewAvailability(clock, nil)
-	store := queue.NewRedisStore(rdb, redistest.Prefix(t))
+	store := redisstore.New(rdb, redistest.Prefix(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan struct{})

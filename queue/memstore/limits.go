@@ -1,0 +1,110 @@
+package memstore
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// bucket is one client bucket's claims: identity -> deadline of its claim (ms).
+type bucket struct {
+	claims  map[string]int64
+	expires int64 // ms: the bucket goes a day after its last new place
+}
+
+// ClaimPlace is places.lua in Go.
+func (s *Store) ClaimPlace(_ context.Context, room, bucketID, identity string, limit int64, now time.Time) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, n := s.room(room), ms(now)
+	window := queue.PlaceClaimWindow.Milliseconds()
+	record := func(who string) *record {
+		id, ok := r.visitors[who]
+		if !ok {
+			return nil
+		}
+		return r.tickets[id]
+	}
+	// A member counts while its place lives, or, until its claim's deadline,
+	// while the claimed place has not come yet.
+	counts := func(who string, deadline int64) bool {
+		rec := record(who)
+		if rec.live(n) {
+			return true
+		}
+		if rec != nil && rec.entered >= deadline-window {
+			return false
+		}
+		return deadline > n
+	}
+	if record(identity).live(n) {
+		return queue.ClaimHeld, nil
+	}
+	if limit <= 0 {
+		return queue.ClaimTaken, nil
+	}
+	b := r.places[bucketID]
+	if b == nil || b.expires <= n {
+		b = &bucket{claims: map[string]int64{}}
+		r.places[bucketID] = b
+	}
+	if int64(len(b.claims)) >= limit {
+		// Only a full bucket is swept, so a claim costs O(limit) at most.
+		members := make([]string, 0, len(b.claims))
+		for who := range b.claims {
+			members = append(members, who)
+		}
+		sort.Strings(members)
+		var held int64
+		for _, who := range members {
+			if who != identity && counts(who, b.claims[who]) {
+				held++
+			} else {
+				delete(b.claims, who)
+			}
+		}
+		if held >= limit {
+			return queue.ClaimFull, nil
+		}
+	}
+	b.claims[identity] = n + window
+	b.expires = n + queue.PlacesTTL.Milliseconds()
+	return queue.ClaimTaken, nil
+}
+
+func (s *Store) ReleasePlace(_ context.Context, room, bucketID, identity string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if b := s.room(room).places[bucketID]; b != nil {
+		delete(b.claims, identity)
+	}
+	return nil
+}
+
+// AllowEnter is redis_rate's GCRA for PerMinute(perMinute): a burst of
+// perMinute, then one every minute/perMinute. Like Redis, it counts by the
+// store's own clock, not the caller's.
+func (s *Store) AllowEnter(_ context.Context, room, bucketID string, perMinute int64) (bool, time.Duration, error) {
+	if perMinute <= 0 {
+		return false, 0, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.room(room)
+	now := float64(time.Now().UnixNano()) / 1e9
+	emission := 60.0 / float64(perMinute)
+	burst := emission * float64(perMinute)
+	tat, ok := r.enters[bucketID]
+	if !ok || tat < now {
+		tat = now
+	}
+	next := tat + emission
+	diff := now - (next - burst)
+	if diff < 0 {
+		return false, time.Duration(-diff * float64(time.Second)), nil
+	}
+	r.enters[bucketID] = next
+	return true, 0, nil
+}

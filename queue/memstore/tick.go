@@ -1,0 +1,174 @@
+package memstore
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// oldest returns up to limit ids of z scored below before (or at it, when
+// inclusive), lowest score first, ties by id: ZRANGEBYSCORE's order.
+func oldest(z map[string]int64, before int64, inclusive bool, limit int) []string {
+	var ids []string
+	for id, sc := range z {
+		if sc < before || (inclusive && sc == before) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if z[ids[i]] != z[ids[j]] {
+			return z[ids[i]] < z[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	if len(ids) > limit {
+		ids = ids[:limit]
+	}
+	return ids
+}
+
+// finish marks tickets ended; their records stay for the grace period so
+// their owners can still read why.
+func (r *room) finish(ids []string, reason string, now int64) {
+	for _, id := range ids {
+		if rec := r.tickets[id]; rec != nil {
+			rec.state, rec.reason = queue.StateExpired, reason
+			r.ended[id] = now
+		}
+	}
+}
+
+// Tick is tick.lua in Go: purge, reclaim, drop the abandoned, then admit
+// from the head within the tick's budget and the free capacity.
+func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration) (queue.TickResult, error) {
+	s.mu.Lock()
+	r, n := s.room(room), ms(now)
+	abandonBefore := n - st.AbandonAfterS*1000
+
+	// Purge first, as the script does.
+	purge := oldest(r.ended, ms(now.Add(-queue.EndedKept)), false, queue.MaxScan)
+	for _, id := range purge {
+		if rec := r.tickets[id]; rec != nil && r.visitors[rec.identity] == id {
+			delete(r.visitors, rec.identity)
+		}
+		delete(r.tickets, id)
+		delete(r.ended, id)
+		delete(r.holders, id) // Redis's holder key expires with the token
+	}
+	r.sweep(n)
+
+	expired := oldest(r.active, n, true, queue.MaxScan)
+	for _, id := range expired {
+		delete(r.active, id)
+	}
+	r.finish(expired, "reclaimed", n)
+	r.stats["expired_total"] += int64(len(expired))
+
+	gone := oldest(r.seen, abandonBefore, false, queue.MaxScan)
+	for _, id := range gone {
+		delete(r.seen, id)
+		r.unqueue(id)
+	}
+	r.finish(gone, "abandoned", n)
+	abandoned := int64(len(gone))
+
+	res := queue.TickResult{Reclaimed: int64(len(expired)), Purged: int64(len(purge))}
+	if !st.Paused {
+		start, used := r.budgetAt(n, st.BatchIntervalMS)
+		free := min(st.BatchSize-used, st.Capacity-int64(len(r.active)))
+		var ghosts []string
+		skipped := 0
+		for free > 0 && skipped < queue.MaxScan && len(r.q) > 0 {
+			w := r.q[0]
+			r.q = r.q[1:]
+			seen, ok := r.seen[w.id]
+			delete(r.seen, w.id)
+			if ok && seen < abandonBefore {
+				ghosts = append(ghosts, w.id)
+				skipped++
+				continue
+			}
+			rec := r.tickets[w.id]
+			if rec == nil {
+				skipped++ // no record: nothing to admit
+				continue
+			}
+			var j time.Duration
+			if k := len(res.Admitted); k < len(jitters) {
+				j = jitters[k]
+			}
+			o := n + j.Milliseconds()
+			rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
+			r.active[w.id] = rec.expires
+			res.Admitted = append(res.Admitted, w.id)
+			res.Waits = append(res.Waits, time.Duration(n-rec.entered)*time.Millisecond)
+			free--
+		}
+		r.finish(ghosts, "abandoned", n)
+		abandoned += int64(len(ghosts))
+		if k := int64(len(res.Admitted)); k > 0 {
+			r.budget.start, r.budget.used = start, used+k
+			r.countAdmissions(n, k)
+		}
+	}
+	r.stats["abandoned_total"] += abandoned
+	res.Abandoned = abandoned
+
+	// The measured rate: admissions in the last minute over the time they span.
+	cutoff := n - 60000
+	drop := 0
+	for drop < len(r.admits) && r.admits[drop].at < cutoff {
+		r.stats["win_sum"] -= r.admits[drop].n
+		drop++
+	}
+	r.admits = r.admits[drop:]
+	r.rate, r.rated = rateString(st), true
+	if sum := r.stats["win_sum"]; sum > 0 && len(r.admits) > 0 {
+		span := max(n-r.admits[0].at+st.BatchIntervalMS, st.BatchIntervalMS)
+		r.rate = float64(sum) / (float64(span) / 1000)
+	}
+	s.mu.Unlock()
+	if len(res.Admitted) > 0 {
+		s.publish(event{room: room, ids: append([]string(nil), res.Admitted...)})
+	}
+	return res, nil
+}
+
+// sweep drops marks whose time has passed (spent proofs, client buckets and
+// their rates), at
+// most MaxScan of each per tick: Redis expires them by themselves.
+func (r *room) sweep(now int64) {
+	k := 0
+	for id, until := range r.pow {
+		if k >= queue.MaxScan {
+			break
+		}
+		if until <= now {
+			delete(r.pow, id)
+			k++
+		}
+	}
+	// A bucket at rest has no GCRA state in Redis (its key expired).
+	k, real := 0, float64(time.Now().UnixNano())/1e9
+	for id, tat := range r.enters {
+		if k >= queue.MaxScan {
+			break
+		}
+		if tat <= real {
+			delete(r.enters, id)
+			k++
+		}
+	}
+	k = 0
+	for id, b := range r.places {
+		if k >= queue.MaxScan {
+			break
+		}
+		if b.expires <= now {
+			delete(r.places, id)
+			k++
+		}
+	}
+}

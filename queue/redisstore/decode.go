@@ -1,0 +1,67 @@
+package redisstore
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// record is a ticket as the scripts keep it (short names keep Redis small).
+// Numbers are float64 because Lua's cjson may write big integers as 1.7e+12.
+type record struct {
+	Identity  string  `json:"i"`
+	Seq       float64 `json:"s"`
+	State     string  `json:"st"`
+	Reason    string  `json:"r"`
+	Entered   float64 `json:"e"`
+	Admitted  float64 `json:"a"`
+	Orderable float64 `json:"o"`
+	Expires   float64 `json:"x"`
+	EntryPos  float64 `json:"p"`
+}
+
+func decodeStatus(room, id string, res []any, now time.Time) (queue.Ticket, error) {
+	if len(res) != 4 {
+		return queue.Ticket{}, fmt.Errorf("redisstore: status: unexpected reply %v", res)
+	}
+	return decodeTicket(room, id, res[0], res[1], res[2], res[3], now)
+}
+
+func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) (queue.Ticket, error) {
+	s, _ := raw.(string)
+	var rec record
+	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+		return queue.Ticket{}, fmt.Errorf("redisstore: decode ticket %s: %w", id, err)
+	}
+	t := queue.Ticket{
+		Room: room, ID: id, Identity: rec.Identity, State: queue.State(rec.State), Reason: rec.Reason,
+		Seq: int64(rec.Seq), EntryPosition: int64(rec.EntryPos), Waiting: toInt(waiting), EnteredAt: time.UnixMilli(int64(rec.Entered)),
+	}
+	if r, ok := rate.(string); ok {
+		t.Rate, _ = strconv.ParseFloat(r, 64)
+	}
+	if r := toInt(rank); t.State == queue.StateWaiting && r >= 0 {
+		t.Position = r + 1
+	}
+	if rec.Admitted > 0 {
+		t.AdmittedAt = time.UnixMilli(int64(rec.Admitted))
+		t.OrderableAt = time.UnixMilli(int64(rec.Orderable))
+		t.ExpiresAt = time.UnixMilli(int64(rec.Expires))
+	}
+	t.Settle(now)
+	return t, nil
+}
+
+func toInt(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case string:
+		i, _ := strconv.ParseInt(n, 10, 64)
+		return i
+	}
+	return 0
+}

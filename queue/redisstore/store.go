@@ -1,0 +1,309 @@
+// Package redisstore is the line's Redis adapter: keys, one Lua script per
+// operation (lua/), pub/sub, the availability hook and fail-fast client
+// options. It translates Redis errors into the core's (queue.ErrUnavailable,
+// queue.ErrRoomNotFound, …), so no Redis error reaches HTTP code.
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/go-redis/redis_rate/v10"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// Store keeps the line in Redis. It takes a UniversalClient so a single
+// server, Sentinel and Cluster deployments all work.
+type Store struct {
+	rdb    redis.UniversalClient
+	prefix string
+	rate   *redis_rate.Limiter // per-client enter limits (limits.go)
+}
+
+var _ queue.Store = (*Store)(nil)
+
+// New returns a store whose keys all start with prefix (vocab.KeyPrefix).
+func New(rdb redis.UniversalClient, prefix string) *Store {
+	return &Store{rdb: rdb, prefix: prefix, rate: redis_rate.NewLimiter(rdb)}
+}
+
+func (s *Store) PutRoom(ctx context.Context, room string, st queue.Settings) error {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fail("encode settings", err)
+	}
+	if err := s.rdb.Set(ctx, keysFor(s.prefix, room).settings, data, 0).Err(); err != nil {
+		return fail("put room", err)
+	}
+	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
+		return fail("put room", err)
+	}
+	// Open pages learn of the change (pause, title) without waiting for their tier.
+	if err := s.rdb.Publish(ctx, keysFor(s.prefix, room).events, roomChanged).Err(); err != nil {
+		return fail("put room: announce", err)
+	}
+	return nil
+}
+
+func (s *Store) Epoch(ctx context.Context) (string, error) {
+	key := s.epochKey()
+	if err := s.rdb.SetNX(ctx, key, queue.RandomID(), 0).Err(); err != nil {
+		return "", fail("epoch", err)
+	}
+	e, err := s.rdb.Get(ctx, key).Result()
+	if err != nil {
+		return "", fail("epoch", err)
+	}
+	return e, nil
+}
+
+func (s *Store) RestoreRoom(ctx context.Context, room string, st queue.Settings, now time.Time) (bool, error) {
+	data, err := json.Marshal(st)
+	if err != nil {
+		return false, fail("encode settings", err)
+	}
+	k := keysFor(s.prefix, room)
+	// Listed first, as before the room's keys: the rooms set is in another
+	// Redis Cluster slot than the room, so one script cannot do both.
+	if err := s.rdb.SAdd(ctx, s.roomsKey(), room).Err(); err != nil {
+		return false, fail("restore room", err)
+	}
+	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
+	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, k.active},
+		data, st.Capacity, ms(hold)).Int()
+	if err != nil {
+		return false, fail("restore room", err)
+	}
+	return n == 1, nil
+}
+
+func (s *Store) GetRoom(ctx context.Context, room string) (queue.Settings, error) {
+	data, err := s.rdb.Get(ctx, keysFor(s.prefix, room).settings).Bytes()
+	if errors.Is(err, redis.Nil) {
+		return queue.Settings{}, queue.ErrRoomNotFound
+	}
+	if err != nil {
+		return queue.Settings{}, fail("get room", err)
+	}
+	st := queue.DefaultSettings()
+	if err := json.Unmarshal(data, &st); err != nil {
+		return queue.Settings{}, fail("decode settings of "+room, err)
+	}
+	return st, nil
+}
+
+func (s *Store) DeleteRoom(ctx context.Context, room string) error {
+	n, err := s.rdb.Del(ctx, keysFor(s.prefix, room).all()...).Result()
+	if err != nil {
+		return fail("delete room", err)
+	}
+	removed, err := s.rdb.SRem(ctx, s.roomsKey(), room).Result()
+	if err != nil {
+		return fail("delete room", err)
+	}
+	if n == 0 && removed == 0 {
+		return queue.ErrRoomNotFound
+	}
+	return nil
+}
+
+func (s *Store) ListRooms(ctx context.Context) ([]string, error) {
+	rooms, err := s.rdb.SMembers(ctx, s.roomsKey()).Result()
+	if err != nil {
+		return nil, fail("list rooms", err)
+	}
+	sort.Strings(rooms)
+	return rooms, nil
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
+	k := keysFor(s.prefix, room)
+	res, err := enterScript.Run(ctx, s.rdb,
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID)},
+		identity, newID, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
+		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
+	).Slice()
+	if err != nil {
+		return queue.Ticket{}, fail("enter", err)
+	}
+	if len(res) != 5 {
+		return queue.Ticket{}, fmt.Errorf("redisstore: enter: unexpected reply %v", res)
+	}
+	id, _ := res[0].(string)
+	if id == "" {
+		switch toInt(res[2]) {
+		case -2:
+			return queue.Ticket{}, queue.ErrProofRequired
+		case -3:
+			return queue.Ticket{}, queue.ErrProofSpent
+		}
+		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
+	}
+	return decodeTicket(room, id, res[1], res[2], res[3], res[4], now)
+}
+
+func (s *Store) Status(ctx context.Context, room string, _ *queue.Settings, id, identity string, now time.Time) (queue.Ticket, error) {
+	k := keysFor(s.prefix, room)
+	res, err := statusScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.stats}, id, identity, ms(now)).Slice()
+	if errors.Is(err, redis.Nil) {
+		return queue.Ticket{}, queue.ErrTicketNotFound
+	}
+	if err != nil {
+		return queue.Ticket{}, fail("status", err)
+	}
+	return decodeStatus(room, id, res, now)
+}
+
+func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, ids []string, now time.Time) ([]queue.Ticket, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	k := keysFor(s.prefix, room)
+	keys := []string{k.tickets, k.q, k.seen, k.stats}
+	// Make sure the script is cached so the pipeline's EVALSHAs all hit.
+	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, id := range ids {
+			statusScript.EvalSha(ctx, p, keys, id, "", ms(now))
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		if !isNoScript(err) {
+			return nil, fail("status many", err)
+		}
+		if err := statusScript.Load(ctx, s.rdb).Err(); err != nil {
+			return nil, fail("status many: load script", err)
+		}
+		return s.StatusMany(ctx, room, nil, ids, now)
+	}
+	out := make([]queue.Ticket, len(ids))
+	for i, c := range cmds {
+		res, err := c.(*redis.Cmd).Slice()
+		if errors.Is(err, redis.Nil) {
+			out[i] = queue.Ticket{Room: room, ID: ids[i], State: queue.StateExpired, Reason: "unknown"}
+			continue
+		}
+		if err != nil {
+			return nil, fail("status many", err)
+		}
+		if out[i], err = decodeStatus(room, ids[i], res, now); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func isNoScript(err error) bool {
+	return err != nil && len(err.Error()) >= 8 && err.Error()[:8] == "NOSCRIPT"
+}
+
+func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
+	k := keysFor(s.prefix, room)
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended}, id, identity, ms(now)).Int()
+	if err != nil {
+		return fail("leave", err)
+	}
+	if n == 0 {
+		return queue.ErrTicketNotFound
+	}
+	return nil
+}
+
+func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) error {
+	k := keysFor(s.prefix, room)
+	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats, k.ended}, id, ms(now)).Int()
+	if err != nil {
+		return fail("complete", err)
+	}
+	if n == 0 {
+		return queue.ErrTicketNotFound
+	}
+	return nil
+}
+
+func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (bool, string, error) {
+	k := keysFor(s.prefix, room)
+	res, err := activeScript.Run(ctx, s.rdb, []string{k.active, k.tickets}, id, ms(now)).Slice()
+	if err != nil {
+		return false, "", fail("active", err)
+	}
+	if len(res) != 2 {
+		return false, "", fmt.Errorf("redisstore: active: unexpected reply %v", res)
+	}
+	ok, _ := res[0].(int64)
+	reason, _ := res[1].(string)
+	return ok == 1, reason, nil
+}
+
+func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration) (queue.TickResult, error) {
+	k := keysFor(s.prefix, room)
+	paused := "0"
+	if st.Paused {
+		paused = "1" // activation "off" still drains the waiters from before at the pace
+	}
+	args := []any{
+		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,
+		ms(now) - st.AbandonAfterS*1000, paused, st.SessionTTLS * 1000, queue.MaxScan,
+		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events, ms(now.Add(-queue.EndedKept)),
+	}
+	for i := int64(0); i < st.BatchSize; i++ {
+		var j time.Duration
+		if int(i) < len(jitters) {
+			j = jitters[i]
+		}
+		args = append(args, j.Milliseconds())
+	}
+	res, err := tickScript.Run(ctx, s.rdb,
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors}, args...).Slice()
+	if err != nil {
+		return queue.TickResult{}, fail("tick "+room, err)
+	}
+	if len(res) < 3 {
+		return queue.TickResult{}, fmt.Errorf("redisstore: tick %s: unexpected reply %v", room, res)
+	}
+	r := queue.TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1]), Purged: toInt(res[2])}
+	for i := 3; i+1 < len(res); i += 2 {
+		if id, ok := res[i].(string); ok {
+			r.Admitted = append(r.Admitted, id)
+			r.Waits = append(r.Waits, time.Duration(toInt(res[i+1]))*time.Millisecond)
+		}
+	}
+	return r, nil
+}
+
+func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error) {
+	k := keysFor(s.prefix, room)
+	var waiting, active *redis.IntCmd
+	var counters *redis.MapStringStringCmd
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		waiting = p.ZCard(ctx, k.q)
+		active = p.ZCount(ctx, k.active, "("+strconv.FormatInt(ms(now), 10), "+inf")
+		counters = p.HGetAll(ctx, k.stats)
+		return nil
+	})
+	if err != nil {
+		return queue.Stats{}, fail("stats", err)
+	}
+	c := counters.Val()
+	num := func(f string) int64 { n, _ := strconv.ParseInt(c[f], 10, 64); return n }
+	rate, _ := strconv.ParseFloat(c["rate"], 64)
+	return queue.Stats{
+		Waiting:        waiting.Val(),
+		Active:         active.Val(),
+		EnteredTotal:   num("entered_total"),
+		AdmittedTotal:  num("admitted_total"),
+		AbandonedTotal: num("abandoned_total"),
+		ExpiredTotal:   num("expired_total"),
+		CompletedTotal: num("completed_total"),
+		AdmittedRate:   rate,
+	}, nil
+}

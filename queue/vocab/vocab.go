@@ -1,0 +1,45 @@
+// Package vocab is the line's vocabulary, defined once: ticket states,
+// activation and admission modes, and the Redis key prefix. It imports
+// nothing, so the gate middleware shops build can use it without dragging in
+// echo, templ or go-redis.
+package vocab
+
+// State is a ticket's state as the API, pages, push and gate show it.
+type State string
+
+// Ticket states. A new state is one more line here.
+const (
+	StateWaiting  State = "waiting"
+	StateAdmitted State = "admitted"
+	StateExpired  State = "expired"  // abandoned, reclaimed, completed or left
+	StateClosed   State = "closed"   // the room has ended
+	StateBypassed State = "bypassed" // waitroom is degraded: intents instead of a line
+)
+
+// Activation is when a room's line is on.
+type Activation string
+
+// Activation modes of a room, as its settings spell them.
+const (
+	ActivationAlways Activation = "always" // the line is always on
+	ActivationOff    Activation = "off"    // no line: every entry is admitted at once
+	// ActivationAdaptive opens the line when a load signal passes its
+	// threshold and closes it when checkout is cool again.
+	ActivationAdaptive Activation = "adaptive"
+)
+
+// Admission is how one enter is admitted, decided in Go from the room's
+// settings and the time; the store applies it.
+type Admission string
+
+// Admission modes of an enter.
+const (
+	AdmitLine        Admission = "line"          // join the back of the line (fast track when it allows)
+	AdmitClosed      Admission = "closed"        // the room has ended: no new place
+	AdmitOpen        Admission = "open"          // no line: admitted at once while capacity lasts
+	AdmitOpenIfEmpty Admission = "open_if_empty" // adaptive line closed: at once, unless people still wait
+	AdmitPaused      Admission = "paused"        // a place in the line, nobody admitted
+)
+
+// KeyPrefix starts every Redis key of a deployment.
+const KeyPrefix = "wr:"
