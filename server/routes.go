@@ -107,15 +107,15 @@ func (s *Server) routes(d routeDeps) []Route {
 		{anyMethod, "/api/rooms/:room/forward-auth/*", d.fa, nil, "Envoy ext_authz, which appends the visitor's path"},
 
 		// Admin API (bearer admin token).
-		{get, "/admin/api/rooms", handleListRooms(line), admin, "list rooms"},
-		{get, "/admin/api/rooms/:room", handleGetRoom(line), admin, "a room's settings"},
-		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line), admin, "create or replace a room"},
-		{del, "/admin/api/rooms/:room", handleDeleteRoom(line), admin, "delete a room"},
-		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "a room's figures"},
-		{get, "/admin/api/degrade", getDegrade, admin, "degraded mode and its drill"},
-		{post, "/admin/api/degrade", postDegrade, admin, "start or end the drill"},
-		{echo.RouteNotFound, "/admin/api", notFound, admin, "the token is checked before the 404"},
-		{echo.RouteNotFound, "/admin/api/*", notFound, admin, "the token is checked before the 404"},
+		{get, "/admin/api/rooms", handleListRooms(line), admin, "admin API: list rooms"},
+		{get, "/admin/api/rooms/:room", handleGetRoom(line), admin, "admin API: a room's settings"},
+		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line), admin, "admin API: create or replace a room"},
+		{del, "/admin/api/rooms/:room", handleDeleteRoom(line), admin, "admin API: delete a room"},
+		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
+		{get, "/admin/api/degrade", getDegrade, admin, "admin API: degraded mode and its drill"},
+		{post, "/admin/api/degrade", postDegrade, admin, "admin API: start or end the drill"},
+		{echo.RouteNotFound, "/admin/api", notFound, admin, "admin API: unknown paths, the token checked before the 404"},
+		{echo.RouteNotFound, "/admin/api/*", notFound, admin, "admin API: unknown paths, the token checked before the 404"},
 
 		// Assets.
 		{get, static.Prefix + "*", echo.WrapHandler(static.Handler()), nil, "built JS and CSS, by content hash"},
