@@ -195,9 +195,6 @@ func (s *Server) mount(rows []Route) {
 	s.table = append(s.table, rows...)
 }
 
-// Table is every row declared so far, mounted or off.
-func (s *Server) Table() []Route { return slices.Clone(s.table) }
-
 // Paths are the patterns (server/gate's syntax) of every path this server
 // serves, for gate.Split to keep for waitroom: everything mounted but the
 // catch-all 404, which would leave nothing to the upstream.

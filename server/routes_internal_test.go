@@ -143,7 +143,7 @@ func TestOffRowsAreNeitherServedNorKept(t *testing.T) {
 			t.Errorf("the split keeps %s, which is off", p)
 		}
 	}
-	if !slices.ContainsFunc(s.Table(), func(r Route) bool { return r.Path == "/metrics" }) {
+	if !slices.ContainsFunc(s.table, func(r Route) bool { return r.Path == "/metrics" }) {
 		t.Error("an off row is still declared")
 	}
 }
@@ -185,7 +185,7 @@ func TestDocsListEveryRoute(t *testing.T) {
 	if !ok1 || !ok2 {
 		t.Fatalf("%s lacks the generated section between %q and %q", file, docsBegin, docsEnd)
 	}
-	want := routesMarkdown(fullServer(t).Table())
+	want := routesMarkdown(fullServer(t).table)
 	if listed == want {
 		return
 	}
