@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labstack/echo/v4"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/queue"
@@ -151,9 +150,7 @@ func startBrowserSiteOn(t *testing.T, block browserBlock, rdb, probed redis.Univ
 		ts.Close()
 		t.Fatalf("shop: %v", err)
 	}
-	h := echo.WrapHandler(sh.Handler())
-	srv.Echo().GET("/shop", h)
-	srv.Echo().POST("/shop/complete", h)
+	srv.MountShop(sh.Handler())
 
 	site := &browserSite{t: t, url: base, line: line, avail: avail, ob: ob}
 	ts.Config.Handler = site.proxy(srv, block)

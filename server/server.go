@@ -18,7 +18,6 @@ import (
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/push"
 	"github.com/waitroom/waitroom/server/throttle"
-	"github.com/waitroom/waitroom/static"
 )
 
 // Config is what the server needs beyond the line.
@@ -70,13 +69,15 @@ type Server struct {
 	powKeys pow.Keys
 	// pageError renders an error as a page for browser routes; nil until pages exist.
 	pageError func(c echo.Context, status int, message string) error
+	// table is every route declared (routes.go), mounted or off.
+	table []Route
 }
 
 type pingFunc func(ctx context.Context) error
 
 func (f pingFunc) Ping(ctx context.Context) error { return f(ctx) }
 
-// New builds the server and its one route table.
+// New builds the server and mounts its route table (routes.go).
 func New(line *queue.Line, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -117,66 +118,18 @@ func New(line *queue.Line, cfg Config) *Server {
 	s.powKeys = keys
 	work := newPowGate(line, keys)
 
-	e.GET("/livez", handleLivez)
-	e.GET("/healthz", handleLivez)
-	e.GET("/readyz", handleReadyz(pingFunc(cfg.Ping), deg, cfg.Avail != nil && cfg.Intents != nil))
-	e.GET("/.well-known/jwks.json", handleJWKS(line.Keys()))
-
-	api := e.Group("/api")
-	api.GET("/openapi.yaml", handleOpenAPI)
-	api.POST("/rooms/:room/enter", handleEnter(line, ids, deg, work))
-	api.GET("/rooms/:room/challenge", handleChallenge(line, ids, work))
-	api.GET("/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg))
-	api.DELETE("/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg))
-	api.GET("/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, s.hub, false))
-	api.GET("/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, s.hub, true))
-	api.POST("/rooms/:room/complete", handleComplete(line))
-	api.POST("/tokens/verify", handleVerify(line))
-	if fa, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger, PowKeys: keys}); err == nil {
-		h := handleForwardAuth(line, fa)
-		api.Any("/rooms/:room/forward-auth", h)
-		api.Any("/rooms/:room/forward-auth/*", h) // Envoy ext_authz appends the visitor's path
+	var fa echo.HandlerFunc
+	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger, PowKeys: keys}); err == nil {
+		fa = handleForwardAuth(line, f)
 	} else if line.Keys().Issuer != "" {
 		cfg.Logger.Warn("no forward auth", "err", err)
 	}
-
 	if cfg.AdminFailures == nil {
 		cfg.AdminFailures = throttle.New(nil, "admin", throttle.Options{Logger: cfg.Logger})
 	}
-	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger))
-	admin.GET("/rooms", handleListRooms(line))
-	admin.GET("/rooms/:room", handleGetRoom(line))
-	admin.PUT("/rooms/:room", handlePutRoom(line))
-	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
-	admin.GET("/rooms/:room/stats", handleRoomStats(line))
-	if cfg.Avail != nil {
-		admin.GET("/degrade", handleGetDegrade(cfg.Avail))
-		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line))
-	}
-
-	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, work))
-	mountEmbed(e, api, line, ids, deg, s.hub, work)
-	if cfg.Intents != nil {
-		g := intentGuard{newcomers: cfg.Newcomers, limits: newIntentLimits(maxIntentClients), work: work}
-		if g.newcomers == nil {
-			g.newcomers = workForNewcomers{}
-		}
-		api.POST("/rooms/:room/intents", handleCreateIntent(line, deg, ids, g, cfg.Intents))
-		api.GET("/intents/:id", handleGetIntent(line, ids, cfg.Intents))
-		d := acceptPageDeps{line: line, deg: deg, ids: ids, guard: g, store: cfg.Intents}
-		e.GET("/rooms/:room/accept", handleAcceptPage(d))
-		e.POST("/rooms/:room/accept", handleAcceptForm(d))
-	}
-	e.GET(static.Prefix+"*", echo.WrapHandler(static.Handler()))
 	s.pageError = renderError
-
-	if cfg.Metrics != nil {
-		e.GET("/metrics", echo.WrapHandler(cfg.Metrics))
-	}
-
-	e.RouteNotFound("/*", func(c echo.Context) error {
-		return errorf(http.StatusNotFound, "not_found", "no such endpoint")
-	})
+	s.mount(s.routes(routeDeps{cfg: cfg, ids: ids, deg: deg, work: work, fa: fa,
+		admin: requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger)}))
 	return s
 }
 
@@ -217,9 +170,6 @@ func (s *Server) PowKeys() pow.Keys { return s.powKeys }
 
 // PushStats reports the push hub's connections and messages, for metrics.
 func (s *Server) PushStats() push.Stats { return s.hub.Stats() }
-
-// Echo exposes the router so callers can mount more routes (the demo shop).
-func (s *Server) Echo() *echo.Echo { return s.e }
 
 // ServeHTTP makes the server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.e.ServeHTTP(w, r) }

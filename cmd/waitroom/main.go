@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -192,7 +191,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			return dashboard.Activation{On: st.Open, Reason: reason}, ok
 		}),
 	})
-	dash.Register(srv.Echo())
+	srv.MountDashboard(dash.Handlers())
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -366,7 +365,8 @@ func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.
 }
 
 // gateHandler puts the gate in front of the upstream checkout: waitroom's own
-// paths (and the demo shop) go to waitroom, everything else through the gate,
+// paths (its route table, the demo shop's rows included) go to waitroom,
+// everything else through the gate,
 // outside echo so waitroom's body limit and frame headers never touch
 // upstream traffic.
 func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.Meter, log *slog.Logger) (http.Handler, error) {
@@ -383,5 +383,5 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 		return nil, err
 	}
 	log.Info("gate in front of the upstream", "upstream", cfg.Upstream, "protect", cfg.Protect.String(), "room", cfg.GateRoom)
-	return gate.Split(srv, proxy, append(slices.Clone(gate.WaitroomPaths), "/shop", "/shop/*"))
+	return gate.Split(srv, proxy, srv.Paths())
 }

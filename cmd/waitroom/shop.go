@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/labstack/echo/v4"
-
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/shop"
@@ -25,8 +23,6 @@ func openShop(ctx context.Context, srv *server.Server, cfg config, listenAddr st
 	if err != nil {
 		return nil, fmt.Errorf("shop: %w", err)
 	}
-	h := echo.WrapHandler(sh.Handler())
-	srv.Echo().GET("/shop", h)
-	srv.Echo().POST("/shop/complete", h)
+	srv.MountShop(sh.Handler()) // its rows: server/routes.go's shopRoutes
 	return sh, nil
 }

@@ -57,7 +57,7 @@ type Dashboard struct {
 	hub      *push.Hub
 }
 
-// New builds the dashboard; mount it with Register and run it with Run.
+// New builds the dashboard; mount its Handlers (server.MountDashboard) and run it with Run.
 func New(deps Deps) *Dashboard {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
@@ -137,36 +137,35 @@ func (d *Dashboard) changed(ctx context.Context, room string) {
 	d.hub.NotifyRoom(overviewKey)
 }
 
-// Register mounts the dashboard on e under /admin, beside /admin/api.
-// Middleware is per route, not on a group: a group's catch-all would
-// shadow the API's own not-found answers.
-func (d *Dashboard) Register(e *echo.Echo) {
-	in, api := d.requireSession, d.requireSessionAPI
-	csrf := func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSessionAPI(d.requireCSRF(h)) }
+// Handlers are the dashboard's endpoints and the guards they sit behind,
+// for the one route table (server/routes.go) to mount under /admin.
+type Handlers struct {
+	// Page needs a session and sends a browser without one to sign in; API
+	// answers 401 instead; Form is API plus the form's CSRF token. They are
+	// per route, not on a group: a group's catch-all would shadow the admin
+	// API's own not-found answers.
+	Page, API, Form echo.MiddlewareFunc
+
+	LoginPage, Login, Logout              echo.HandlerFunc
+	Rooms, Overview, LiveWS, LiveSSE      echo.HandlerFunc
+	CreatePage, Create, Validate          echo.HandlerFunc
+	Room, RoomLive, EditPage, Edit        echo.HandlerFunc
+	DeletePage, Delete, Controls, Degrade echo.HandlerFunc
+}
+
+// Handlers builds the dashboard's endpoints.
+func (d *Dashboard) Handlers() Handlers {
 	store := d.d.Line
+	return Handlers{
+		Page: d.requireSession, API: d.requireSessionAPI,
+		Form: func(h echo.HandlerFunc) echo.HandlerFunc { return d.requireSessionAPI(d.requireCSRF(h)) },
 
-	e.GET("/admin/login", d.handleLoginPage)
-	e.POST("/admin/login", d.handleLogin)
-	e.POST("/admin/logout", d.handleLogout, csrf)
-
-	e.GET("/admin", d.handleRooms, in)
-	e.GET("/admin/", d.handleRooms, in)
-	e.GET("/admin/live", d.handleOverviewJSON, api)
-	e.GET("/admin/live/ws", d.handleLive(false), api)
-	e.GET("/admin/live/events", d.handleLive(true), api)
-
-	e.GET("/admin/create", d.handleCreatePage, in)
-	e.POST("/admin/create", handleCreate(d, store, d.d.Line), csrf)
-	e.POST("/admin/validate", handleValidate(store), csrf)
-
-	e.GET("/admin/rooms/:room", d.handleRoomPage, in)
-	e.GET("/admin/rooms/:room/live", d.handleRoomJSON, api)
-	e.GET("/admin/rooms/:room/live/ws", d.handleLive(false), api)
-	e.GET("/admin/rooms/:room/live/events", d.handleLive(true), api)
-	e.GET("/admin/rooms/:room/edit", handleEditPage(d, store), in)
-	e.POST("/admin/rooms/:room/edit", handleEdit(d, store, d.d.Line), csrf)
-	e.GET("/admin/rooms/:room/delete", handleDeletePage(d, store), in)
-	e.POST("/admin/rooms/:room/delete", handleDelete(d, store, d.d.Line), csrf)
-	e.POST("/admin/rooms/:room/controls", handleControls(d, store, d.d.Line), csrf)
-	e.POST("/admin/degrade", handleDegrade(d, d.d.Avail, store), csrf)
+		LoginPage: d.handleLoginPage, Login: d.handleLogin, Logout: d.handleLogout,
+		Rooms: d.handleRooms, Overview: d.handleOverviewJSON, LiveWS: d.handleLive(false), LiveSSE: d.handleLive(true),
+		CreatePage: d.handleCreatePage, Create: handleCreate(d, store, d.d.Line), Validate: handleValidate(store),
+		Room: d.handleRoomPage, RoomLive: d.handleRoomJSON,
+		EditPage: handleEditPage(d, store), Edit: handleEdit(d, store, d.d.Line),
+		DeletePage: handleDeletePage(d, store), Delete: handleDelete(d, store, d.d.Line),
+		Controls: handleControls(d, store, d.d.Line), Degrade: handleDegrade(d, d.d.Avail, store),
+	}
 }

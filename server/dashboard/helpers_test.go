@@ -23,6 +23,7 @@ import (
 	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/clientip"
 	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/static"
@@ -34,10 +35,11 @@ const adminToken = "dashboard-test-admin-token-0123456789"
 // synchronise.
 const wait = 10 * time.Second
 
-// site is the dashboard on a real Redis, mounted on a router laid out as
-// server.New lays out its own: the bearer-token admin API group at
-// /admin/api with its middleware, the built assets and a catch-all 404. The server package
-// itself is left out so these tests do not break with its work in progress.
+// site is the dashboard on a real Redis, its rows of the route table
+// (server.DashboardRoutes) mounted on a router laid out as server.New lays
+// out its own: the bearer-token admin API group at /admin/api with its
+// middleware, the built assets and a catch-all 404. The rest of the server
+// is left out so these tests do not break with its work in progress.
 type site struct {
 	t     *testing.T
 	url   string
@@ -92,7 +94,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 		o.deps(&deps)
 	}
 	dash := dashboard.New(deps)
-	dash.Register(e)
+	server.Mount(e, server.DashboardRoutes(dash.Handlers()))
 	ts.Config.Handler = e
 	ts.Start()
 

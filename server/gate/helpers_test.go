@@ -124,7 +124,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 		t.Fatal(err)
 	}
 	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
-	h, err := gate.Split(wr, proxy, nil)
+	h, err := gate.Split(wr, proxy, wr.Paths())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,12 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+	"github.com/waitroom/waitroom/server"
+	"github.com/waitroom/waitroom/server/dashboard"
 	"github.com/waitroom/waitroom/server/gate"
 )
 
@@ -12,7 +18,7 @@ func TestSplitKeepsWaitroomsPathsFromTheUpstream(t *testing.T) {
 	named := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Header().Set("X-By", name) })
 	}
-	h, err := gate.Split(named("waitroom"), named("gate"), nil)
+	h, err := gate.Split(named("waitroom"), named("gate"), waitroomPaths(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,6 +32,7 @@ func TestSplitKeepsWaitroomsPathsFromTheUpstream(t *testing.T) {
 		"/static/app.js":         "waitroom",
 		"/.well-known/jwks.json": "waitroom",
 		"/healthz":               "waitroom",
+		"/metrics":               "waitroom",
 		"/api/orders":            "gate",
 		"/checkout/cart":         "gate",
 		"/":                      "gate",
@@ -41,4 +48,22 @@ func TestSplitKeepsWaitroomsPathsFromTheUpstream(t *testing.T) {
 	if _, err := gate.Split(named("w"), named("g"), []string{"rooms"}); err == nil {
 		t.Error("a bad pattern must fail")
 	}
+	if _, err := gate.Split(named("w"), named("g"), nil); err == nil {
+		t.Error("no waitroom paths must fail: everything would go to the upstream")
+	}
+}
+
+// waitroomPaths are what a full server (metrics, dashboard) serves, from
+// its route table.
+func waitroomPaths(t *testing.T) []string {
+	t.Helper()
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{},
+		Metrics: http.NotFoundHandler()})
+	wr.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
+	return wr.Paths()
 }

@@ -46,3 +46,29 @@ func TestPatterns(t *testing.T) {
 		t.Error("nil patterns match nothing and are empty")
 	}
 }
+
+// FuzzMatchSkipsOnlyWhatCannotMatch: passing over patterns by their literal
+// head changes no answer against trying every pattern.
+func FuzzMatchSkipsOnlyWhatCannotMatch(f *testing.F) {
+	pats := []string{"/", "/*", "/checkout/*", "/api/orders", "/api/rooms/*/enter", "/*/pay/*", "/a?c/x",
+		"/[ab]x/*", `/\*lit`, "/api/rooms/*/tickets/*", "/shop/*", "/x?/*", "/.well-known/jwks.json", "/admin", "/admin/*"}
+	for _, seed := range []string{"/", "", "/checkout", "/checkout/a", "/api/rooms/r/enter", "/x/pay/y", "/abc/x",
+		"/bx", "/*lit", "/api/rooms/r/tickets", "/api/rooms/r/tickets/t/ws", "/shop", "/shopx", "/xy", "/x", "/.well-known/jwks.json", "/admin", "/admin/x", "/api//orders", "/a/../checkout;p=1/x", "//checkout"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, path string) {
+		for _, raw := range pats {
+			p, err := ParsePatterns([]string{raw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := false
+			for _, c := range spellings(path) {
+				want = want || matchOne(raw, c)
+			}
+			if got := p.Match(path); got != want {
+				t.Fatalf("%q against %q: %v, every pattern tried says %v", path, raw, got, want)
+			}
+		}
+	})
+}
