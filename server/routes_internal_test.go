@@ -18,6 +18,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/pow"
+	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/dashboard"
@@ -42,7 +43,7 @@ func fullServer(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	keys.Issuer = "http://127.0.0.1:8080"
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
 	s := New(line, Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{},
 		Avail: queue.NewAvailability(nil, nil), Intents: noIntents{}, Metrics: http.NotFoundHandler()})
 	s.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
@@ -131,7 +132,7 @@ func TestOffRowsAreNeitherServedNorKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := queue.NewLine(queue.NewRedisStore(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
 	s := New(line, Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
 	for _, r := range s.e.Routes() {
 		if r.Path == "/metrics" || r.Path == "/api/intents/:id" || strings.Contains(r.Path, "forward-auth") {
