@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -61,22 +62,10 @@ func ownTicket(c echo.Context, line statusReader, ids identities) (queue.Ticket,
 		return queue.Ticket{}, queue.Settings{}, err
 	}
 	id := c.Param("ticket")
-	if identity == "" || !validTicketID(id) {
+	if identity == "" || !hexid.Valid(id) {
 		return queue.Ticket{}, queue.Settings{}, errTicketNotFound
 	}
 	return line.Status(ctx, room, id, identity)
-}
-
-func validTicketID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for _, r := range id {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // leaver is what the leave handler needs of the line.
@@ -105,7 +94,7 @@ func handleLeave(line leaver, ids identities, deg degradeFlag) echo.HandlerFunc 
 			return err
 		}
 		id := c.Param("ticket")
-		if identity == "" || !validTicketID(id) {
+		if identity == "" || !hexid.Valid(id) {
 			return errTicketNotFound
 		}
 		if err := line.Leave(ctx, room, id, identity); err != nil {

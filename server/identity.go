@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/token"
 )
@@ -93,13 +94,8 @@ func (ids identities) forRead(c echo.Context, s queue.Settings) (string, error) 
 
 func visitorID(c echo.Context) string {
 	ck, err := c.Cookie(visitorCookie)
-	if err != nil || len(ck.Value) != 32 {
+	if err != nil || !hexid.Valid(ck.Value) {
 		return ""
-	}
-	for _, r := range ck.Value {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return ""
-		}
 	}
 	return ck.Value
 }
