@@ -68,7 +68,8 @@ type Server struct {
 	pow *pow.Pool
 	// powKeys are what challenges are made from: pow, or Config.PowKeys.
 	powKeys pow.Keys
-	// pageError renders an error as a page for browser routes; nil until pages exist.
+	// pageError renders an error as a page for browser routes (renderError,
+	// set by New); errors.go answers JSON when it is nil or fails.
 	pageError func(c echo.Context, status int, message string) error
 }
 
@@ -76,7 +77,8 @@ type pingFunc func(ctx context.Context) error
 
 func (f pingFunc) Ping(ctx context.Context) error { return f(ctx) }
 
-// New builds the server and its one route table.
+// New builds the server and its routes: the API, the admin API, the pages and
+// the embed (mountEmbed); the dashboard and the demo shop mount on Echo().
 func New(line *queue.Line, cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -218,7 +220,8 @@ func (s *Server) PowKeys() pow.Keys { return s.powKeys }
 // PushStats reports the push hub's connections and messages, for metrics.
 func (s *Server) PushStats() push.Stats { return s.hub.Stats() }
 
-// Echo exposes the router so callers can mount more routes (the demo shop).
+// Echo exposes the router so callers can mount more routes (the dashboard,
+// the demo shop).
 func (s *Server) Echo() *echo.Echo { return s.e }
 
 // ServeHTTP makes the server an http.Handler.
