@@ -53,14 +53,6 @@ type WaitStats interface {
 	WaitQuantiles(room string) (p50, p95 time.Duration, ok bool)
 }
 
-// WaitStatsFunc adapts a function (e.g. around server/metrics) to WaitStats.
-type WaitStatsFunc func(room string) (p50, p95 time.Duration, ok bool)
-
-// WaitQuantiles calls f.
-func (f WaitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration, bool) {
-	return f(room)
-}
-
 // FailureCounter counts wrong admin tokens per client and overall
 // (*throttle.Failures, shared with the admin API and across servers).
 type FailureCounter interface {
