@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -36,7 +37,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		t, s, err := takePlace(c, line, ids, g, room, "", "", false)
 		if errors.Is(err, queue.ErrProofRequired) {
 			now := line.Now()
-			return render(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
+			return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 				Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
 				Theme:        templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 				Ticket:       templates.TicketView{State: templates.StateChecking},
@@ -60,7 +61,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 			return err
 		}
 		now := line.Now()
-		return render(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
+		return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 			Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
 			Theme:      templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			TicketJSON: string(data), Ticket: view, EntryPosition: entryPosition(t),

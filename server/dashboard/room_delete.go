@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -27,7 +28,7 @@ func handleDeletePage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if err != nil {
 			return d.failErr(c, err)
 		}
-		return render(c, http.StatusOK, templates.AdminDeletePage(templates.AdminDeleteProps{
+		return render.Page(c, http.StatusOK, templates.AdminDeletePage(templates.AdminDeleteProps{
 			AdminPage: d.page(c), Room: room, Title: s.Title,
 		}))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -32,7 +33,7 @@ func (d *Dashboard) handleCreatePage(c echo.Context) error {
 func (d *Dashboard) formPage(c echo.Context, status int, p templates.AdminRoomFormProps) error {
 	p.AdminPage = d.page(c)
 	p.Defaults = defaultValues()
-	return render(c, status, templates.AdminRoomFormPage(p))
+	return render.Page(c, status, templates.AdminRoomFormPage(p))
 }
 
 // checkRoomID is the admin API's check of a new room's id, plus "is it free".

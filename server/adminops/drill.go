@@ -1,0 +1,34 @@
+package adminops
+
+import (
+	"context"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// Flag is this server's degraded-mode flag (*queue.Availability).
+type Flag interface {
+	State() queue.AvailabilityState
+	Force(on *bool)
+}
+
+// DrillStore carries a drill to every server.
+type DrillStore interface {
+	SetDrill(ctx context.Context, on *bool) error
+}
+
+// DrillState answers a drill: this server's state, and whether the other
+// servers were told (false while Redis does not answer).
+type DrillState struct {
+	queue.AvailabilityState
+	AllServers bool `json:"all_servers"`
+}
+
+// SetDrill forces degraded mode (on true), normal mode (false) or returns
+// to the automatic checks (nil). It applies here at once, whatever Redis
+// says, and reaches the other servers through Redis when Redis answers.
+func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillState {
+	flag.Force(on)
+	shared := store.SetDrill(ctx, on) == nil
+	return DrillState{AvailabilityState: flag.State(), AllServers: shared}
+}
