@@ -148,12 +148,12 @@ func New(line *queue.Line, cfg Config) *Server {
 	admin := e.Group("/admin/api", requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger))
 	admin.GET("/rooms", handleListRooms(line))
 	admin.GET("/rooms/:room", handleGetRoom(line))
-	admin.PUT("/rooms/:room", handlePutRoom(line))
-	admin.DELETE("/rooms/:room", handleDeleteRoom(line))
+	admin.PUT("/rooms/:room", handlePutRoom(line, cfg.Logger))
+	admin.DELETE("/rooms/:room", handleDeleteRoom(line, cfg.Logger))
 	admin.GET("/rooms/:room/stats", handleRoomStats(line))
 	if cfg.Avail != nil {
 		admin.GET("/degrade", handleGetDegrade(cfg.Avail))
-		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store()))
+		admin.POST("/degrade", handlePostDegrade(cfg.Avail, line.Store(), cfg.Logger))
 	}
 
 	e.GET("/rooms/:room", handleRoomPage(line, ids, deg, work))

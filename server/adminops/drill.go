@@ -32,3 +32,14 @@ func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillS
 	shared := store.SetDrill(ctx, on) == nil
 	return DrillState{AvailabilityState: flag.State(), AllServers: shared}
 }
+
+// DrillMode names a drill for the log: on, off (normal mode forced) or auto.
+func DrillMode(on *bool) string {
+	switch {
+	case on == nil:
+		return "auto"
+	case *on:
+		return "on"
+	}
+	return "off"
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/adminops"
 	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -80,7 +81,7 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: create room: %w", err))
 		}
-		d.log.Info("dashboard: room created", "remote", c.RealIP(), "room", room)
+		adminops.Log(d.log, c, adminops.BySession, adminops.SettingsChange(adminops.Created, room, nil, s))
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, ""))
 	}
@@ -129,7 +130,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: save room: %w", err))
 		}
-		d.log.Info("dashboard: room saved", "remote", c.RealIP(), "room", room)
+		adminops.Log(d.log, c, adminops.BySession, adminops.SettingsChange(adminops.Saved, room, &cur, s))
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, "?saved=1"))
 	}
