@@ -17,9 +17,10 @@ func handleGetDegrade(a adminops.Flag) echo.HandlerFunc {
 }
 
 // handlePostDegrade: POST /admin/api/degrade {"on": true|false|null} starts
-// or ends a drill: true forces degraded mode, false forces normal mode, null
-// returns to automatic. It applies here at once and reaches the other
-// servers through Redis when Redis answers.
+// or ends a drill: true forces degraded mode; false and null both return to
+// automatic (normal mode is never forced: it would hide a real outage). It
+// applies here at once and reaches the other servers through Redis when
+// Redis answers.
 func handlePostDegrade(a adminops.Flag, store adminops.DrillStore, log *slog.Logger) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		var body struct {

@@ -68,9 +68,12 @@ func TestLogLine(t *testing.T) {
 
 func TestDrillMode(t *testing.T) {
 	on, off := true, false
-	for want, v := range map[string]*bool{"on": &on, "off": &off, "auto": nil} {
+	for want, v := range map[string]*bool{"on": &on, "auto": nil} {
 		if got := DrillMode(v); got != want {
 			t.Errorf("DrillMode = %q, want %q", got, want)
 		}
+	}
+	if got := DrillMode(&off); got != "auto" {
+		t.Errorf("DrillMode(false) = %q: normal mode is never forced", got)
 	}
 }

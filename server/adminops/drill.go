@@ -24,8 +24,8 @@ type DrillState struct {
 	AllServers bool `json:"all_servers"`
 }
 
-// SetDrill forces degraded mode (on true), normal mode (false) or returns
-// to the automatic checks (nil). It applies here at once, whatever Redis
+// SetDrill forces degraded mode (on true) or ends the drill (false or nil:
+// back to the automatic checks). It applies here at once, whatever Redis
 // says, and reaches the other servers through Redis when Redis answers.
 func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillState {
 	flag.Force(on)
@@ -33,13 +33,11 @@ func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillS
 	return DrillState{AvailabilityState: flag.State(), AllServers: shared}
 }
 
-// DrillMode names a drill for the log: on, off (normal mode forced) or auto.
+// DrillMode names a drill for the log: on, or auto (false ends a drill as
+// nil does: normal mode is never forced, see queue.Availability.Force).
 func DrillMode(on *bool) string {
-	switch {
-	case on == nil:
-		return "auto"
-	case *on:
+	if on != nil && *on {
 		return "on"
 	}
-	return "off"
+	return "auto"
 }
