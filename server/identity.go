@@ -13,8 +13,9 @@ import (
 	"github.com/waitroom/waitroom/queue/token"
 )
 
-// visitorCookie holds the visitor's random 128-bit id: the identity of a
-// shopper without a login.
+// visitorCookie holds the visitor's id, 32 hex characters (hexid): the
+// identity of a shopper without a login. Ids this server draws carry a MAC
+// (token.Keyset.NewVisitorID); any well-formed id is a visitor in the line.
 const visitorCookie = "wr_vid"
 
 // identities resolves who is asking: a shop's user token (HS256, signed with
