@@ -30,8 +30,7 @@ func handlePostDegrade(a adminops.Flag, store adminops.DrillStore, log *slog.Log
 			return err
 		}
 		st := adminops.SetDrill(c.Request().Context(), a, store, body.On)
-		adminops.Log(log, c, adminops.ByAdminToken, adminops.Change{What: adminops.Drill,
-			Attrs: []slog.Attr{slog.String("mode", adminops.DrillMode(body.On)), slog.Bool("all_servers", st.AllServers)}})
+		adminops.Log(log, c, adminops.ByAdminToken, adminops.DrillChange(body.On, st))
 		return c.JSON(http.StatusOK, st)
 	}
 }

@@ -2,6 +2,7 @@ package adminops
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/waitroom/waitroom/queue"
 )
@@ -31,6 +32,11 @@ func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillS
 	flag.Force(on)
 	shared := store.SetDrill(ctx, on) == nil
 	return DrillState{AvailabilityState: flag.State(), AllServers: shared}
+}
+
+// DrillChange is a drill's audit entry.
+func DrillChange(on *bool, st DrillState) Change {
+	return Change{What: Drill, Attrs: []slog.Attr{slog.String("mode", DrillMode(on)), slog.Bool("all_servers", st.AllServers)}}
 }
 
 // DrillMode names a drill for the log: on, or auto (false ends a drill as

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -126,8 +125,7 @@ func handleDegrade(d *Dashboard, avail Availability, store adminops.DrillStore) 
 			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on or auto"}, "")
 		}
 		st := adminops.SetDrill(c.Request().Context(), avail, store, on)
-		adminops.Log(d.log, c, adminops.BySession, adminops.Change{What: adminops.Drill,
-			Attrs: []slog.Attr{slog.String("mode", adminops.DrillMode(on)), slog.Bool("all_servers", st.AllServers)}})
+		adminops.Log(d.log, c, adminops.BySession, adminops.DrillChange(on, st))
 		d.hub.NotifyAll()
 		if wantsJSON(c) {
 			return c.JSON(http.StatusOK, st)

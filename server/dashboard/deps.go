@@ -6,6 +6,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // Line is what the dashboard needs of *queue.Line: room writes go through it
@@ -18,10 +19,7 @@ type Line interface {
 }
 
 // Availability is this server's degraded-mode flag (*queue.Availability).
-type Availability interface {
-	State() queue.AvailabilityState
-	Force(on *bool)
-}
+type Availability = adminops.Flag
 
 // OutboxCounter reads the degraded path's intents by status (*outbox.Outbox).
 type OutboxCounter interface {
