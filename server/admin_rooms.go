@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // roomAdmin is what the admin room handlers need of the line.
@@ -76,7 +78,8 @@ func handleGetRoom(line roomAdmin) echo.HandlerFunc {
 
 // handlePutRoom: PUT /admin/api/rooms/:room creates or replaces a room; fields
 // left out take their defaults. The running loop picks it up within one tick.
-func handlePutRoom(line roomAdmin) echo.HandlerFunc {
+// The change is logged as the dashboard's are.
+func handlePutRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := adminRoomParam(c)
 		if err != nil {
@@ -91,20 +94,21 @@ func handlePutRoom(line roomAdmin) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		_, getErr := line.GetRoom(ctx, room)
+		old, getErr := line.GetRoom(ctx, room)
 		if err := line.PutRoom(ctx, room, s); err != nil {
 			return err
 		}
-		status := http.StatusOK
+		status, ch := http.StatusOK, adminops.SettingsChange(adminops.Saved, room, &old, s)
 		if errors.Is(getErr, queue.ErrRoomNotFound) {
-			status = http.StatusCreated
+			status, ch = http.StatusCreated, adminops.SettingsChange(adminops.Created, room, nil, s)
 		}
+		adminops.Log(log, c, adminops.ByAdminToken, ch)
 		return c.JSON(status, s)
 	}
 }
 
 // handleDeleteRoom: DELETE /admin/api/rooms/:room removes the room and its line.
-func handleDeleteRoom(line roomAdmin) echo.HandlerFunc {
+func handleDeleteRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := adminRoomParam(c)
 		if err != nil {
@@ -113,6 +117,7 @@ func handleDeleteRoom(line roomAdmin) echo.HandlerFunc {
 		if err := line.DeleteRoom(c.Request().Context(), room); err != nil {
 			return err
 		}
+		adminops.Log(log, c, adminops.ByAdminToken, adminops.Change{Room: room, What: adminops.Deleted})
 		return c.NoContent(http.StatusNoContent)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-// enterer is what the enter handler needs of the line.
+// enterer is what the enter handler and the room page need of the line.
 type enterer interface {
 	roomReader
 	cachedRooms
@@ -42,29 +42,47 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.
 	}
 }
 
-// enter takes a place (or returns the visitor's own) for the API and the
-// embed; with proof of work on, a new place costs a solution (powPayload).
+// enter answers the enter API and the embed's: the visitor's place (their
+// own, or a new one that costs a solution (powPayload) with proof of work
+// on), or while degraded no place at all but the bypassed answer that points
+// at the accept page.
 func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, room, userToken, powPayload string) (ticketJSON, error) {
 	if deg.Degraded() {
 		return bypassed(line, room, "")
 	}
-	ctx := c.Request().Context()
-	s, err := line.Room(ctx, room)
-	if err != nil {
-		return ticketJSON{}, err
-	}
-	identity, err := ids.forEnter(c, s, userToken)
-	if err != nil {
-		return ticketJSON{}, err
-	}
-	if err := limitEnter(c, line, room, s, identity); err != nil {
-		return ticketJSON{}, err
-	}
-	t, s, err := g.Enter(ctx, line, s, room, identity, powPayload)
+	t, s, err := takePlace(c, line, ids, g, room, userToken, powPayload, true)
 	if err != nil {
 		return ticketJSON{}, err
 	}
 	return newTicketJSON(line, t, &s)
+}
+
+// takePlace is the one enter path of the API, the embed and the room page:
+// the room, who is asking, the per-client limits, then the visitor's place.
+// With challenge false, a visitor who would have to work for a new place
+// gets queue.ErrProofRequired as it is, without a fresh challenge drawn from
+// the pool for it: the page's checking step asks for its own.
+func takePlace(c echo.Context, line enterer, ids identities, g powGate, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
+	ctx := c.Request().Context()
+	s, err := line.Room(ctx, room)
+	if err != nil {
+		return queue.Ticket{}, queue.Settings{}, err
+	}
+	identity, err := ids.forEnter(c, s, userToken)
+	if err != nil {
+		return queue.Ticket{}, queue.Settings{}, err
+	}
+	if err := limitEnter(c, line, room, s, identity); err != nil {
+		return queue.Ticket{}, queue.Settings{}, err
+	}
+	if challenge {
+		return g.Enter(ctx, line, s, room, identity, powPayload)
+	}
+	proof, err := g.Proof(s, room, identity, powPayload)
+	if err != nil {
+		return queue.Ticket{}, queue.Settings{}, err
+	}
+	return line.EnterWith(ctx, room, identity, proof)
 }
 
 func roomParam(c echo.Context) (string, error) {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -47,36 +48,34 @@ func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.Handl
 
 // ownTicket reads the ticket named in the path for the asking visitor.
 func ownTicket(c echo.Context, line statusReader, ids identities) (queue.Ticket, queue.Settings, error) {
-	room, err := roomParam(c)
+	room, id, identity, err := ticketOwner(c, line, ids)
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
 	}
-	ctx := c.Request().Context()
-	s, err := line.Room(ctx, room)
-	if err != nil {
-		return queue.Ticket{}, queue.Settings{}, err
-	}
-	identity, err := ids.forRead(c, s)
-	if err != nil {
-		return queue.Ticket{}, queue.Settings{}, err
-	}
-	id := c.Param("ticket")
-	if identity == "" || !validTicketID(id) {
-		return queue.Ticket{}, queue.Settings{}, errTicketNotFound
-	}
-	return line.Status(ctx, room, id, identity)
+	return line.Status(c.Request().Context(), room, id, identity)
 }
 
-func validTicketID(id string) bool {
-	if len(id) != 32 {
-		return false
+// ticketOwner resolves the room and ticket named in the path and who is
+// asking: what every read or change of one's own ticket checks first. A
+// visitor without an identity, or a malformed id, has no such ticket.
+func ticketOwner(c echo.Context, rooms roomReader, ids identities) (room, id, identity string, err error) {
+	room, err = roomParam(c)
+	if err != nil {
+		return "", "", "", err
 	}
-	for _, r := range id {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
+	s, err := rooms.Room(c.Request().Context(), room)
+	if err != nil {
+		return "", "", "", err
 	}
-	return true
+	identity, err = ids.forRead(c, s)
+	if err != nil {
+		return "", "", "", err
+	}
+	id = c.Param("ticket")
+	if identity == "" || !hexid.Valid(id) {
+		return "", "", "", errTicketNotFound
+	}
+	return room, id, identity, nil
 }
 
 // leaver is what the leave handler needs of the line.
@@ -91,24 +90,11 @@ func handleLeave(line leaver, ids identities, deg degradeFlag) echo.HandlerFunc 
 		if deg.Degraded() {
 			return errUnavailable // the line is in Redis; try again when it answers
 		}
-		room, err := roomParam(c)
+		room, id, identity, err := ticketOwner(c, line, ids)
 		if err != nil {
 			return err
 		}
-		ctx := c.Request().Context()
-		s, err := line.Room(ctx, room)
-		if err != nil {
-			return err
-		}
-		identity, err := ids.forRead(c, s)
-		if err != nil {
-			return err
-		}
-		id := c.Param("ticket")
-		if identity == "" || !validTicketID(id) {
-			return errTicketNotFound
-		}
-		if err := line.Leave(ctx, room, id, identity); err != nil {
+		if err := line.Leave(c.Request().Context(), room, id, identity); err != nil {
 			return err
 		}
 		return c.NoContent(http.StatusNoContent)

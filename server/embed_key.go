@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -65,7 +66,7 @@ func keyIdentity(key, room string, s queue.Settings, now time.Time) string {
 		return ""
 	}
 	if secret, ok := strings.CutPrefix(key, "a."); ok {
-		if !validTicketID(secret) { // the same 32 lowercase hex
+		if !hexid.Valid(secret) { // the same 32 lowercase hex
 			return ""
 		}
 		sum := sha256.Sum256([]byte("waitroom-embed\x00" + room + "\x00" + secret))

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -43,7 +44,7 @@ func handleEmbedPage(line embedRooms, deg degradeFlag) echo.HandlerFunc {
 				Message: templates.T(lang, "embed.forbidden")}
 		}
 		c.Response().Header().Set("Content-Security-Policy", "frame-ancestors "+parent)
-		return render(c, http.StatusOK, templates.EmbedPage(templates.EmbedProps{
+		return render.Page(c, http.StatusOK, templates.EmbedPage(templates.EmbedProps{
 			Lang: lang, Room: room, Title: s.Title, Message: s.Message,
 			Theme:  templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			Parent: parent, SDK: c.QueryParam("sdk") == "1", Now: line.Now(),

@@ -8,12 +8,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/token"
 )
 
-// visitorCookie holds the visitor's random 128-bit id: the identity of a
-// shopper without a login.
+// visitorCookie holds the visitor's id, 32 hex characters (hexid): the
+// identity of a shopper without a login. Ids this server draws carry a MAC
+// (token.Keyset.NewVisitorID); any well-formed id is a visitor in the line.
 const visitorCookie = "wr_vid"
 
 // identities resolves who is asking: a shop's user token (HS256, signed with
@@ -93,13 +95,8 @@ func (ids identities) forRead(c echo.Context, s queue.Settings) (string, error) 
 
 func visitorID(c echo.Context) string {
 	ck, err := c.Cookie(visitorCookie)
-	if err != nil || len(ck.Value) != 32 {
+	if err != nil || !hexid.Valid(ck.Value) {
 		return ""
-	}
-	for _, r := range ck.Value {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return ""
-		}
 	}
 	return ck.Value
 }

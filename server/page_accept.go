@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -61,7 +62,7 @@ func handleAcceptPage(d acceptPageDeps) echo.HandlerFunc {
 			}
 			p.IntentID, p.Status, p.Reason = in.ID, string(in.Status), in.Reason
 		}
-		return render(c, http.StatusOK, templates.AcceptPage(p))
+		return render.Page(c, http.StatusOK, templates.AcceptPage(p))
 	}
 }
 
@@ -84,12 +85,12 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 		qty, err := strconv.ParseInt(c.FormValue("quantity"), 10, 64)
 		if err != nil || qty < 1 || qty > most {
 			p.Error = "quantity: choose 1 to " + strconv.FormatInt(most, 10)
-			return render(c, http.StatusBadRequest, templates.AcceptPage(p))
+			return render.Page(c, http.StatusBadRequest, templates.AcceptPage(p))
 		}
 		payload, _ := json.Marshal(map[string]any{"product": p.ProductID, "quantity": qty})
 		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.guard, d.store, room, payload, c.FormValue("pow"))
 		if errors.Is(err, errNotDegraded) {
-			return render(c, http.StatusConflict, templates.AcceptPage(p))
+			return render.Page(c, http.StatusConflict, templates.AcceptPage(p))
 		}
 		if err != nil {
 			return err

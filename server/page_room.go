@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -33,26 +34,10 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 			}
 			return c.Redirect(http.StatusSeeOther, acceptURL(room)+langQuery(c))
 		}
-		ctx := c.Request().Context()
-		s, err := line.Room(ctx, room)
-		if err != nil {
-			return err
-		}
-		identity, err := ids.forEnter(c, s, "")
-		if err != nil {
-			return err
-		}
-		if err := limitEnter(c, line, room, s, identity); err != nil {
-			return err
-		}
-		proof, err := g.Proof(s, room, identity, "")
-		if err != nil {
-			return err
-		}
-		t, s, err := line.EnterWith(ctx, room, identity, proof)
+		t, s, err := takePlace(c, line, ids, g, room, "", "", false)
 		if errors.Is(err, queue.ErrProofRequired) {
 			now := line.Now()
-			return render(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
+			return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 				Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
 				Theme:        templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 				Ticket:       templates.TicketView{State: templates.StateChecking},
@@ -76,7 +61,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 			return err
 		}
 		now := line.Now()
-		return render(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
+		return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 			Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
 			Theme:      templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			TicketJSON: string(data), Ticket: view, EntryPosition: entryPosition(t),

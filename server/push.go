@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/hexid"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/push"
 )
@@ -77,7 +78,7 @@ func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFla
 			return "", "", v, err
 		}
 		id = c.Param("ticket")
-		if !validTicketID(id) {
+		if !hexid.Valid(id) {
 			return "", "", v, errTicketNotFound
 		}
 		v, err = bypassed(line, room, id)

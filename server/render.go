@@ -1,20 +1,11 @@
 package server
 
 import (
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
-
-// render writes a templ component as an uncached HTML page.
-func render(c echo.Context, status int, cmp templ.Component) error {
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	h.Set("Cache-Control", "no-store")
-	c.Response().WriteHeader(status)
-	return cmp.Render(c.Request().Context(), c.Response())
-}
 
 // pageLang is the page's language: ?lang=en|ko, else Accept-Language.
 func pageLang(c echo.Context) templates.Lang {
@@ -25,10 +16,10 @@ func pageLang(c echo.Context) templates.Lang {
 func renderError(c echo.Context, status int, message string) error {
 	lang := pageLang(c)
 	if status == 404 && c.Param("room") != "" {
-		return render(c, status, templates.NotFoundPage(lang, c.Param("room")))
+		return render.Page(c, status, templates.NotFoundPage(lang, c.Param("room")))
 	}
 	if status >= 500 {
 		message = "" // the page's own words: busy, retrying
 	}
-	return render(c, status, templates.ErrorPage(lang, status, message))
+	return render.Page(c, status, templates.ErrorPage(lang, status, message))
 }

@@ -47,7 +47,7 @@ func (s *Server) routes(d routeDeps) []Route {
 
 	var getDegrade, postDegrade echo.HandlerFunc
 	if d.cfg.Avail != nil {
-		getDegrade, postDegrade = handleGetDegrade(d.cfg.Avail), handlePostDegrade(d.cfg.Avail, line)
+		getDegrade, postDegrade = handleGetDegrade(d.cfg.Avail), handlePostDegrade(d.cfg.Avail, line, d.cfg.Logger)
 	}
 	var createIntent, getIntent, acceptPage, acceptForm echo.HandlerFunc
 	if d.cfg.Intents != nil {
@@ -109,8 +109,8 @@ func (s *Server) routes(d routeDeps) []Route {
 		// Admin API (bearer admin token).
 		{get, "/admin/api/rooms", handleListRooms(line), admin, "admin API: list rooms"},
 		{get, "/admin/api/rooms/:room", handleGetRoom(line), admin, "admin API: a room's settings"},
-		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line), admin, "admin API: create or replace a room"},
-		{del, "/admin/api/rooms/:room", handleDeleteRoom(line), admin, "admin API: delete a room"},
+		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line, d.cfg.Logger), admin, "admin API: create or replace a room"},
+		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
 		{get, "/admin/api/degrade", getDegrade, admin, "admin API: degraded mode and its drill"},
 		{post, "/admin/api/degrade", postDegrade, admin, "admin API: start or end the drill"},

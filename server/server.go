@@ -67,7 +67,8 @@ type Server struct {
 	pow *pow.Pool
 	// powKeys are what challenges are made from: pow, or Config.PowKeys.
 	powKeys pow.Keys
-	// pageError renders an error as a page for browser routes; nil until pages exist.
+	// pageError renders an error as a page for browser routes (renderError,
+	// set by New); errors.go answers JSON when it is nil or fails.
 	pageError func(c echo.Context, status int, message string) error
 	// table is every route declared (routes.go), mounted or off.
 	table []Route

@@ -301,13 +301,6 @@ func adminDegradedText(lang Lang, h AdminHealth) string {
 	return s
 }
 
-func adminCount(lang Lang, v *int64) string {
-	if v == nil {
-		return T(lang, "admin.na")
-	}
-	return FormatNumber(lang, *v)
-}
-
 func adminResults(lang Lang, o *AdminOutbox) string {
 	if o == nil || o.MinuteProcessed == nil || o.MinuteRejected == nil {
 		return T(lang, "admin.na")

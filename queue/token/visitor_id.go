@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+
+	"github.com/waitroom/waitroom/internal/hexid"
 )
 
 // A visitor id (the wr_vid cookie) is 32 hex characters: 8 random bytes and
@@ -25,10 +27,10 @@ func (ks *Keyset) NewVisitorID() string {
 // IssuedVisitorID reports whether id was drawn by NewVisitorID under any
 // key of the keyset (a rotated-out signing key still counts while listed).
 func (ks *Keyset) IssuedVisitorID(id string) bool {
-	b, err := hex.DecodeString(id)
-	if err != nil || len(b) != 16 || hex.EncodeToString(b) != id {
+	if !hexid.Valid(id) {
 		return false // one spelling: lower-case hex, as issued
 	}
+	b, _ := hex.DecodeString(id)
 	for i := range ks.keys {
 		if hmac.Equal(b[8:], ks.visitorMAC(i, b[:8])) {
 			return true

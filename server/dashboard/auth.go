@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/server/clientip"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/server/throttle"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -80,7 +81,7 @@ func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
 	if next == "" {
 		next = c.FormValue("next")
 	}
-	return render(c, status, templates.AdminLoginPage(templates.AdminLoginProps{
+	return render.Page(c, status, templates.AdminLoginPage(templates.AdminLoginProps{
 		Lang: d.lang(c), CSRF: tok, Next: safeNext(next), Error: errKey,
 	}))
 }

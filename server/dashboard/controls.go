@@ -1,7 +1,6 @@
 package dashboard
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/adminops"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -54,8 +54,7 @@ func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFu
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: apply controls: %w", err))
 		}
-		d.log.Info("dashboard: controls applied", "remote", c.RealIP(), "room", room, "paused", s.Paused, "batch_size", s.BatchSize,
-			"batch_interval_ms", s.BatchIntervalMS, "capacity", s.Capacity, "activation", s.Activation)
+		adminops.Log(d.log, c, adminops.BySession, adminops.SettingsChange(adminops.Controls, room, &cur, s))
 		d.changed(ctx, room)
 		if wantsJSON(c) {
 			return c.JSON(http.StatusOK, s)
@@ -106,17 +105,12 @@ func applyControls(cur queue.Settings, form map[string][]string) (queue.Settings
 	return queue.ParseSettings(data)
 }
 
-// drillStore carries a drill to every server.
-type drillStore interface {
-	SetDrill(ctx context.Context, on *bool) error
-}
-
 // handleDegrade: POST /admin/degrade mode=on|auto forces degraded mode on
 // for a drill, or ends the drill (back to the Redis checks; "off", from
 // older forms, ends it too: normal mode is never forced). As the admin
 // API's POST /admin/api/degrade, it applies here at once and reaches the
 // other servers through Redis when Redis answers.
-func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.HandlerFunc {
+func handleDegrade(d *Dashboard, avail Availability, store adminops.DrillStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if avail == nil {
 			return d.fail(c, http.StatusNotFound, apiError{Code: "not_found", Message: "this server has no degraded mode"}, "")
@@ -130,15 +124,11 @@ func handleDegrade(d *Dashboard, avail Availability, store drillStore) echo.Hand
 		default:
 			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on or auto"}, "")
 		}
-		avail.Force(on)
-		shared := store.SetDrill(c.Request().Context(), on) == nil
-		d.log.Warn("dashboard: degraded-mode drill set", "remote", c.RealIP(), "mode", c.FormValue("mode"), "all_servers", shared)
+		st := adminops.SetDrill(c.Request().Context(), avail, store, on)
+		adminops.Log(d.log, c, adminops.BySession, adminops.DrillChange(on, st))
 		d.hub.NotifyAll()
 		if wantsJSON(c) {
-			return c.JSON(http.StatusOK, struct {
-				queue.AvailabilityState
-				AllServers bool `json:"all_servers"`
-			}{avail.State(), shared})
+			return c.JSON(http.StatusOK, st)
 		}
 		return c.Redirect(http.StatusSeeOther, safeNext(c.FormValue("back")))
 	}

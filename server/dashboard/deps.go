@@ -6,6 +6,7 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // Line is what the dashboard needs of *queue.Line: room writes go through it
@@ -22,10 +23,7 @@ type Line interface {
 }
 
 // Availability is this server's degraded-mode flag (*queue.Availability).
-type Availability interface {
-	State() queue.AvailabilityState
-	Force(on *bool)
-}
+type Availability = adminops.Flag
 
 // OutboxCounter reads the degraded path's intents by status (*outbox.Outbox).
 type OutboxCounter interface {
@@ -55,14 +53,6 @@ func (f ActivationFunc) ActivationState(room string) (Activation, bool) { return
 // room; ok is false when there is nothing to report.
 type WaitStats interface {
 	WaitQuantiles(room string) (p50, p95 time.Duration, ok bool)
-}
-
-// WaitStatsFunc adapts a function (e.g. around server/metrics) to WaitStats.
-type WaitStatsFunc func(room string) (p50, p95 time.Duration, ok bool)
-
-// WaitQuantiles calls f.
-func (f WaitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration, bool) {
-	return f(room)
 }
 
 // FailureCounter counts wrong admin tokens per client and overall

@@ -235,7 +235,7 @@ func TestActivationAndWaitQuantilesFromTheirReaders(t *testing.T) {
 		d.Activation = dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			return dashboard.Activation{On: room == "hot", Reason: "gate_inflight 0.93 ≥ open_at 0.8"}, room == "hot"
 		})
-		d.Waits = dashboard.WaitStatsFunc(func(room string) (time.Duration, time.Duration, bool) {
+		d.Waits = waitStatsFunc(func(room string) (time.Duration, time.Duration, bool) {
 			return 12 * time.Second, 95 * time.Second, room == "hot"
 		})
 	}})
@@ -259,4 +259,11 @@ func TestActivationAndWaitQuantilesFromTheirReaders(t *testing.T) {
 	if byTestID(t, p, "stat-outbox") != "n/a" || byTestID(t, p, "stat-results") != "n/a" {
 		t.Errorf("no outbox: %q %q", byTestID(t, p, "stat-outbox"), byTestID(t, p, "stat-results"))
 	}
+}
+
+// waitStatsFunc adapts a function to dashboard.WaitStats.
+type waitStatsFunc func(room string) (p50, p95 time.Duration, ok bool)
+
+func (f waitStatsFunc) WaitQuantiles(room string) (time.Duration, time.Duration, bool) {
+	return f(room)
 }

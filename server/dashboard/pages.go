@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -13,7 +14,7 @@ import (
 // works while Redis is down.
 func (d *Dashboard) handleRooms(c echo.Context) error {
 	p := d.page(c)
-	return render(c, http.StatusOK, templates.AdminRoomsPage(templates.AdminRoomsProps{
+	return render.Page(c, http.StatusOK, templates.AdminRoomsPage(templates.AdminRoomsProps{
 		AdminPage: p, Overview: d.overview(c.Request().Context()),
 	}))
 }
@@ -35,7 +36,7 @@ func (d *Dashboard) roomPage(c echo.Context, status int, errs map[string]string,
 	if err != nil {
 		return d.failErr(c, err)
 	}
-	return render(c, status, templates.AdminRoomPage(templates.AdminRoomProps{
+	return render.Page(c, status, templates.AdminRoomPage(templates.AdminRoomProps{
 		AdminPage: d.page(c), View: rv.view, Series: rv.series,
 		DegradeControl: d.d.Avail != nil, ControlErrors: errs, Saved: saved,
 	}))

@@ -6,22 +6,13 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server/apierr"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
-
-// render writes a templ component as an uncached HTML page.
-func render(c echo.Context, status int, cmp templ.Component) error {
-	h := c.Response().Header()
-	h.Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
-	h.Set("Cache-Control", "no-store")
-	c.Response().WriteHeader(status)
-	return cmp.Render(c.Request().Context(), c.Response())
-}
 
 // lang is the page's language: ?lang= (remembered in a cookie, so links
 // need not carry it), then that cookie, then Accept-Language.
@@ -76,7 +67,7 @@ func (d *Dashboard) fail(c echo.Context, status int, e apiError, pageMessage str
 	if pageMessage == "" {
 		pageMessage = e.Message
 	}
-	return render(c, status, templates.AdminErrorPage(templates.AdminErrorProps{AdminPage: d.page(c), Status: status, Message: pageMessage}))
+	return render.Page(c, status, templates.AdminErrorPage(templates.AdminErrorProps{AdminPage: d.page(c), Status: status, Message: pageMessage}))
 }
 
 // failErr maps a store or check error to its answer, as the admin API does.

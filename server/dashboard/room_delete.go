@@ -8,6 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/adminops"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -27,7 +29,7 @@ func handleDeletePage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if err != nil {
 			return d.failErr(c, err)
 		}
-		return render(c, http.StatusOK, templates.AdminDeletePage(templates.AdminDeleteProps{
+		return render.Page(c, http.StatusOK, templates.AdminDeletePage(templates.AdminDeleteProps{
 			AdminPage: d.page(c), Room: room, Title: s.Title,
 		}))
 	}
@@ -47,7 +49,7 @@ func handleDelete(d *Dashboard, rooms roomReader, del roomDeleter) echo.HandlerF
 		if err := del.DeleteRoom(ctx, room); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: delete room: %w", err))
 		}
-		d.log.Info("dashboard: room deleted", "remote", c.RealIP(), "room", room)
+		adminops.Log(d.log, c, adminops.BySession, adminops.Change{Room: room, What: adminops.Deleted})
 		d.changed(ctx, room)
 		if wantsJSON(c) {
 			return c.NoContent(http.StatusNoContent)

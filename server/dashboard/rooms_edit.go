@@ -9,6 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server/adminops"
+	"github.com/waitroom/waitroom/server/render"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -33,7 +35,7 @@ func (d *Dashboard) handleCreatePage(c echo.Context) error {
 func (d *Dashboard) formPage(c echo.Context, status int, p templates.AdminRoomFormProps) error {
 	p.AdminPage = d.page(c)
 	p.Defaults = defaultValues()
-	return render(c, status, templates.AdminRoomFormPage(p))
+	return render.Page(c, status, templates.AdminRoomFormPage(p))
 }
 
 // checkRoomID is the admin API's check of a new room's id, plus "is it free".
@@ -81,7 +83,7 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: create room: %w", err))
 		}
-		d.log.Info("dashboard: room created", "remote", c.RealIP(), "room", room)
+		adminops.Log(d.log, c, adminops.BySession, adminops.SettingsChange(adminops.Created, room, nil, s))
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, ""))
 	}
@@ -132,7 +134,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: save room: %w", err))
 		}
-		d.log.Info("dashboard: room saved", "remote", c.RealIP(), "room", room)
+		adminops.Log(d.log, c, adminops.BySession, adminops.SettingsChange(adminops.Saved, room, &cur, s))
 		d.changed(ctx, room)
 		return c.Redirect(http.StatusSeeOther, templates.AdminRoomPath(room, "?saved=1"))
 	}

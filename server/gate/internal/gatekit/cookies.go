@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/waitroom/waitroom/internal/hexid"
 )
 
 // Cookie names. wr_vid is also the name waitroom itself uses, so in proxy
@@ -43,7 +45,7 @@ func (c Cookies) setToken(w http.ResponseWriter, tok string) { c.set(w, TokenCoo
 // visitor returns the visitor id of the request's cookie, or "".
 func visitor(r *http.Request) string {
 	ck, err := r.Cookie(VisitorCookie)
-	if err != nil || !isHexID(ck.Value) {
+	if err != nil || !hexid.Valid(ck.Value) {
 		return ""
 	}
 	return ck.Value
@@ -65,18 +67,6 @@ func (c Cookies) ensureVisitor(w http.ResponseWriter, r *http.Request) string {
 	}
 	c.set(w, VisitorCookie, v, 86400)
 	return v
-}
-
-func isHexID(s string) bool {
-	if len(s) != 32 {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'a' && r <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // maxReturn bounds the remembered path: a cookie holds about 4 KiB.
