@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/server/clientip"
+	"github.com/waitroom/waitroom/server/push"
 )
 
 // Refusals of a push connection over a cap. The page falls back to polling.
@@ -65,7 +66,7 @@ func (l *pushLimits) release(ticket, addr string) {
 }
 
 // middleware caps the visitors' push routes (/api/…/ws and …/events) for as
-// long as each connection is open.
+// long as each connection is open, which may be after its handler returned.
 func (l *pushLimits) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	if l.perTicket <= 0 && l.perIP <= 0 {
 		return next
@@ -82,7 +83,11 @@ func (l *pushLimits) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Response().Header().Set("Retry-After", "2")
 			return c.JSON(ae.Status, map[string]*apiError{"error": ae})
 		}
-		defer l.release(ticket, addr)
+		// A WebSocket outlives its handler (the hub holds it alone): the
+		// hub gives the places back when the connection ends.
+		ctx, finish := push.Hold(c.Request().Context(), func(error) { l.release(ticket, addr) })
+		c.SetRequest(c.Request().WithContext(ctx))
+		defer finish()
 		return next(c)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/waitroom/waitroom/server"
 )
 
 // TestAdmissionIsPushedAtOnce: a waiter on a WebSocket hears of its admission
@@ -106,4 +108,50 @@ func readTicket(t *testing.T, ctx context.Context, ws *websocket.Conn) map[strin
 		t.Fatal(err)
 	}
 	return m
+}
+
+// TestWebSocketKeepsItsPlaceAfterItsHandler: the hub holds an upgraded
+// WebSocket without its handler, so the per-ticket cap must hold the place
+// until the socket closes, not until the handler returned.
+func TestWebSocketKeepsItsPlaceAfterItsHandler(t *testing.T) {
+	e := newLimitedEnv(t, server.Limits{PushPerTicket: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	e.putRoom("sale", `{"paused": true}`)
+	b := e.browser()
+	id := e.do(b, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	url := "ws" + strings.TrimPrefix(e.url, "http") + "/api/rooms/sale/tickets/" + id + "/ws"
+	dial := func() (*websocket.Conn, *http.Response, error) {
+		return websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+	}
+
+	ws, _, err := dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	readTicket(t, ctx, ws)
+	if _, res, err := dial(); err == nil || res == nil || res.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("second socket on a one-socket ticket: %v %v, want 503", res, err)
+	}
+	// Still served after the refusal.
+	e.putRoom("sale", `{"paused": false, "batch_size": 1}`)
+	if m := readTicket(t, ctx, ws); m["paused"] != false {
+		t.Fatalf("after resume: %v", m)
+	}
+
+	// Closing gives the place back once the server has seen it (poll).
+	if err := ws.Close(websocket.StatusNormalClosure, ""); err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		ws2, res, err := dial()
+		if err == nil {
+			ws2.CloseNow()
+			break
+		}
+		if res == nil || res.StatusCode != http.StatusServiceUnavailable || time.Since(start) > 5*time.Second {
+			t.Fatalf("after the first socket closed: %v %v", res, err)
+		}
+	}
 }

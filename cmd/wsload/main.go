@@ -253,6 +253,13 @@ type serverReport struct {
 	Threads      int64   `json:"threads"`
 	FDs          int     `json:"fds_peak"`
 	CPUCores     float64 `json:"cpu_cores_window"` // CPU seconds per second in the window
+	// The Go runtime's own count (from /metrics), before any socket and
+	// with all open at the window's start: heap and stacks in use per open
+	// connection, without the GC's headroom that RSS carries.
+	GoBefore         *goMem `json:"go_before,omitempty"`
+	GoAtWindow       *goMem `json:"go_at_window_start,omitempty"`
+	GoBytesPerConn   int64  `json:"go_bytes_per_conn,omitempty"`   // (heap + stacks at window - before) / open at window
+	HeapBytesPerConn int64  `json:"heap_bytes_per_conn,omitempty"` // heap alone
 }
 
 type redisReport struct {
@@ -299,6 +306,10 @@ func run(ctx context.Context, c config, log io.Writer) (*report, error) {
 		if before, err = readProc(c.ServerPID); err != nil {
 			return nil, fmt.Errorf("--server-pid: %w", err)
 		}
+	}
+	goBefore, goErr := fetchGoMem(ctx, c.URL)
+	if goErr != nil {
+		fmt.Fprintln(log, goErr)
 	}
 	if c.AdminToken != "" {
 		if err := l.putRoom(ctx, c.StartPaused); err != nil {
@@ -352,6 +363,10 @@ ramp:
 	var rd0 redisInfo
 	if c.ServerPID > 0 {
 		srv0, _ = readProc(c.ServerPID)
+	}
+	goWin, goWinErr := fetchGoMem(ctx, c.URL)
+	if goWinErr != nil {
+		fmt.Fprintln(log, goWinErr)
 	}
 	if c.RedisAddr != "" {
 		var err error
@@ -454,6 +469,12 @@ ramp:
 			Threads: srv1.Threads, FDs: samp.fdPeak, CPUCores: (srv1.CPU - srv0.CPU) / win,
 		}
 		s.BytesPerConn = (s.RSSPeak - s.RSSBefore) / max(samp.openAtPeak, 1)
+		if goErr == nil && goWinErr == nil {
+			s.GoBefore, s.GoAtWindow = &goBefore, &goWin
+			n := max(rep.OpenAtWindow, 1)
+			s.HeapBytesPerConn = (goWin.HeapInuse - goBefore.HeapInuse) / n
+			s.GoBytesPerConn = s.HeapBytesPerConn + (goWin.StackInuse-goBefore.StackInuse)/n
+		}
 		rep.Server = s
 		rep.Pass["rss"] = s.RSSPeak < c.RSSLimit
 	}
@@ -788,6 +809,10 @@ func printSummary(w io.Writer, c config, r *report) {
 	if s := r.Server; s != nil {
 		fmt.Fprintf(w, "server:     RSS %s before, %s at window start, %s peak (VmHWM %s); %d bytes/conn; %d threads, %d fds; %.2f cores%s\n",
 			mb(s.RSSBefore), mb(s.RSSAtWindow), mb(s.RSSPeak), mb(s.HWM), s.BytesPerConn, s.Threads, s.FDs, s.CPUCores, ok("rss"))
+		if g0, g1 := s.GoBefore, s.GoAtWindow; g0 != nil && g1 != nil {
+			fmt.Fprintf(w, "  Go runtime at window start: heap %s, stacks %s, %d goroutines (before: %s, %s, %d); %d bytes/conn heap+stacks, %d heap\n",
+				mb(g1.HeapInuse), mb(g1.StackInuse), g1.Goroutines, mb(g0.HeapInuse), mb(g0.StackInuse), g0.Goroutines, s.GoBytesPerConn, s.HeapBytesPerConn)
+		}
 	}
 	if rd := r.Redis; rd != nil {
 		fmt.Fprintf(w, "redis:      %d commands (%.3f per waiter per s, inside scripts included); %d script calls (%.3f per waiter per s); %.2f cores; used_memory %s\n",

@@ -132,3 +132,30 @@ func itoa(n int) string {
 		}
 	}
 }
+
+func TestParseGoMem(t *testing.T) {
+	body := "# HELP go_goroutines x\n# TYPE go_goroutines gauge\ngo_goroutines 10042\n" +
+		"go_memstats_heap_inuse_bytes 1.2345678e+08\ngo_memstats_stack_inuse_bytes 4.194304e+07\ngo_memstats_heap_inuse_bytes_total 1\n"
+	m, err := parseGoMem(bufio.NewScanner(strings.NewReader(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m != (goMem{HeapInuse: 123456780, StackInuse: 41943040, Goroutines: 10042}) {
+		t.Errorf("got %+v", m)
+	}
+	if _, err := parseGoMem(bufio.NewScanner(strings.NewReader("go_goroutines 1\n"))); err == nil {
+		t.Error("missing gauges: no error")
+	}
+}
+
+func FuzzParseGoMem(f *testing.F) {
+	f.Add("go_goroutines 3\ngo_memstats_heap_inuse_bytes 1e+06\ngo_memstats_stack_inuse_bytes 65536\n")
+	f.Add("go_goroutines NaN\n")
+	f.Add("go_goroutines\n\n# x\n")
+	f.Fuzz(func(t *testing.T, body string) {
+		m, err := parseGoMem(bufio.NewScanner(strings.NewReader(body)))
+		if err != nil && m != (goMem{}) {
+			t.Errorf("error %v with a result %+v", err, m)
+		}
+	})
+}

@@ -5,21 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 )
 
-// client is one open connection. Its own goroutine (the HTTP handler's)
-// drains queue into the transport, so a slow socket never holds up the hub.
+// client is one open connection. It has no goroutine of its own while idle:
+// whoever watches the peer (the WebSocket's reader, the SSE handler) ends
+// it, and a writer goroutine runs only while its queue holds something, so
+// a slow socket never holds up the hub or another connection.
 type client struct {
 	tr     Transport
 	room   string
 	ticket string
 	queue  chan []byte
 
+	writing atomic.Bool // a writer goroutine is draining queue
+	pingDue atomic.Bool // the hub asked for a keep-alive
+	wmu     sync.Mutex  // held across each write, so the end can wait one out
+
 	once   sync.Once
-	done   chan struct{} // closed by kick: stop writing
+	done   chan struct{} // closed by kick or end: stop writing
 	closed chan struct{} // closed when the transport's Close returned
 	err    error         // why it was kicked; read only after done
 
@@ -27,6 +34,7 @@ type client struct {
 	lastSent   []byte
 	lastSentAt time.Time
 	finalAt    time.Time // when a final state was queued; zero while waiting
+	pingAt     time.Time // the next keep-alive is due then
 }
 
 func newClient(tr Transport, room, ticket string, queue int) *client {
@@ -67,55 +75,83 @@ func (c *client) kicked() bool {
 	}
 }
 
-// run writes queued messages and keep-alives until the peer goes (ctx ends)
-// or the client is kicked.
-func (c *client) run(ctx context.Context, h *Hub) error {
-	ping := h.clock.NewTicker(h.o.PingInterval)
-	defer ping.Stop()
+// wake makes sure a writer drains the queue. The hub calls it under its
+// lock, after queueing; it never blocks.
+func (c *client) wake(h *Hub) {
+	if c.writing.CompareAndSwap(false, true) {
+		go c.drain(h)
+	}
+}
+
+// drain writes until nothing is left, then exits. A message queued after
+// the last look but before writing was cleared is caught by the re-check.
+func (c *client) drain(h *Hub) {
 	for {
-		// A kicked client must not write more; check before the select,
-		// which picks at random among ready cases.
-		if c.kicked() {
-			<-c.closed
-			return c.err
-		}
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			// Our own Close also ends ctx; report the kick, not the peer.
-			if c.kicked() {
-				continue
-			}
-			return nil
-		case msg := <-c.queue:
-			wctx, cancel := context.WithTimeout(ctx, h.o.WriteTimeout)
-			err := c.tr.WriteMessage(wctx, msg)
-			cancel()
-			if err != nil {
-				return c.failed(ctx, fmt.Errorf("push: write %s: %w", c.tr.Name(), err))
-			}
-			h.sent.Add(1)
-		case <-ping.Chan():
-			pctx, cancel := context.WithTimeout(ctx, h.o.WriteTimeout)
-			err := c.tr.Ping(pctx)
-			cancel()
-			if err != nil {
-				return c.failed(ctx, fmt.Errorf("push: ping %s: %w", c.tr.Name(), err))
-			}
+		c.flush(h)
+		c.writing.Store(false)
+		if len(c.queue) == 0 && !c.pingDue.Load() || !c.writing.CompareAndSwap(false, true) {
+			return
 		}
 	}
 }
 
-// failed reports why a write failed: when the client was kicked meanwhile,
-// closing the transport is what broke the write, and a peer that left
-// mid-write is a normal end. A write that timed out stays an error.
-func (c *client) failed(ctx context.Context, err error) error {
-	if c.kicked() {
-		<-c.closed
-		return c.err
+// flush writes queued messages, then a due keep-alive, each within
+// WriteTimeout. A failed write ends the connection.
+func (c *client) flush(h *Hub) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	for {
+		// A kicked client must not write more.
+		if c.kicked() {
+			return
+		}
+		var err error
+		ctx, cancel := context.WithTimeout(context.Background(), h.o.WriteTimeout)
+		select {
+		case msg := <-c.queue:
+			if err = c.tr.WriteMessage(ctx, msg); err != nil {
+				err = fmt.Errorf("push: write %s: %w", c.tr.Name(), err)
+			} else {
+				h.sent.Add(1)
+			}
+		default:
+			if c.pingDue.CompareAndSwap(true, false) {
+				if err = c.tr.Ping(ctx); err != nil {
+					err = fmt.Errorf("push: ping %s: %w", c.tr.Name(), err)
+				}
+			} else {
+				cancel()
+				return
+			}
+		}
+		cancel()
+		if err != nil {
+			// The connection is broken (a WebSocket closes itself on any
+			// error); a peer that left meanwhile is reported by its watcher.
+			c.kick(websocket.StatusInternalError, "", err)
+			return
+		}
 	}
-	if ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded) {
+}
+
+// end is called once by the connection's watcher when the peer went (gone)
+// or the client was kicked: it waits out a write in flight and the
+// transport's close, unregisters, and says why it ended (nil: the peer left,
+// or the ticket settled and its grace ended).
+func (h *Hub) end(c *client, gone bool) error {
+	c.once.Do(func() { // the peer went: nothing to close
+		close(c.done)
+		close(c.closed)
+	})
+	c.wmu.Lock()
+	//lint:ignore SA2001 an empty section: wait for the write in flight
+	c.wmu.Unlock()
+	<-c.closed
+	h.unregister(c)
+	// A write broken by the peer leaving is a normal end; one that timed
+	// out, or a kick for slowness, is not.
+	if gone && c.err != nil && !errors.Is(c.err, ErrSlow) && !errors.Is(c.err, context.DeadlineExceeded) {
 		return nil
 	}
-	return err
+	return c.err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +59,39 @@ func TestSlowClientIsDroppedWithoutBlockingOthers(t *testing.T) {
 	e.step()
 	if got, want := fast.next(), `{"ticket":"fast","n":3}`; got != want {
 		t.Fatalf("fast got %s, want %s", got, want)
+	}
+}
+
+// TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers: a real socket
+// whose peer stopped reading blocks only its own writer; its queue fills,
+// it is dropped, and a reading neighbour gets every update on time.
+func TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers(t *testing.T) {
+	big := strings.Repeat("x", 1<<20) // a few of these fill loopback's socket buffers
+	e := newEnv(t, Options{SendQueue: 1, WriteTimeout: time.Minute}, func(_, id string, n int, _ time.Time) Update {
+		if id == "slow" {
+			return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"n":%d,"pad":%q}`, n, big))}
+		}
+		return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
+	}, nil)
+	slow, err := rawOpen(e.srv.Listener.Addr().String(), "ws", "r/slow") // never reads
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	fast := e.dialWS("r", "fast", nil)
+	fast.next()
+
+	for n := 1; e.hub.Stats().SlowDisconnects == 0; n++ {
+		if n > 64 {
+			t.Fatalf("the slow socket was never dropped: %+v", e.hub.Stats())
+		}
+		e.step()
+		if got, want := fast.next(), fmt.Sprintf(`{"ticket":"fast","n":%d}`, n); got != want {
+			t.Fatalf("fast got %s, want %s", got, want)
+		}
+	}
+	e.step()
+	if got := fast.next(); !strings.HasPrefix(got, `{"ticket":"fast"`) {
+		t.Fatalf("fast after the drop: %s", got)
 	}
 }

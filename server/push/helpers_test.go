@@ -87,7 +87,7 @@ type env struct {
 	f      *fakeFetcher
 	srv    *httptest.Server
 	ticks  chan struct{}
-	served chan error // what ServeWS and ServeSSE returned
+	served chan error // how each connection ended
 }
 
 // newEnv starts a hub on a fake clock behind a real HTTP server. setup, if
@@ -110,15 +110,22 @@ func newEnv(t *testing.T, o Options, fn func(string, string, int, time.Time) Upd
 		setup(h)
 	}
 
+	// served gets what a connection ended with: ServeWS's or ServeSSE's
+	// error, or else what the Hold learnt when the connection was over.
+	serve := func(fn func(http.ResponseWriter, *http.Request, string, string, []byte) error) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			id := r.PathValue("ticket")
+			ctx, finish := Hold(r.Context(), e.done)
+			if err := fn(w, r.WithContext(ctx), r.PathValue("room"), id, []byte(firstPayload(id))); err != nil {
+				e.done(err)
+				return
+			}
+			finish()
+		}
+	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ws/{room}/{ticket}", func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("ticket")
-		e.done(h.ServeWS(w, r, r.PathValue("room"), id, []byte(firstPayload(id))))
-	})
-	mux.HandleFunc("/sse/{room}/{ticket}", func(w http.ResponseWriter, r *http.Request) {
-		id := r.PathValue("ticket")
-		e.done(h.ServeSSE(w, r, r.PathValue("room"), id, []byte(firstPayload(id))))
-	})
+	mux.HandleFunc("/ws/{room}/{ticket}", serve(h.ServeWS))
+	mux.HandleFunc("/sse/{room}/{ticket}", serve(h.ServeSSE))
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(e.srv.Close)
 	t.Cleanup(h.Close) // before srv.Close: open streams would hold it up

@@ -31,8 +31,9 @@ const (
 var (
 	// ErrClosed is returned by ServeWS and ServeSSE once Close was called.
 	ErrClosed = errors.New("push: hub closed")
-	// ErrSlow is returned by ServeWS and ServeSSE when the connection was
-	// dropped because its send queue filled up.
+	// ErrSlow is why a connection ended when it was dropped because its
+	// send queue filled up: reported to the request's Hold, or returned by
+	// ServeSSE when it streams through its handler (HTTP/2).
 	ErrSlow = errors.New("push: client too slow")
 )
 
@@ -59,7 +60,7 @@ type Options struct {
 	MaxSilence   time.Duration            // fetch a connection at least this often even if its tier is slower, as its sign of life (default 10s)
 	SendQueue    int                      // bounded per-connection queue (default 16)
 	WriteTimeout time.Duration            // per-write deadline, also bounds pings and fetches (default 5s)
-	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive (default 20s)
+	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent from the tick (default 20s)
 	FinalGrace   time.Duration            // how long a connection stays open after a final state, for the client to redirect (default 15s)
 	WSAccept     *websocket.AcceptOptions // passed to websocket.Accept, e.g. OriginPatterns
 	Logger       *slog.Logger             // default slog.Default()
@@ -153,8 +154,8 @@ func NewHub(f Fetcher, o Options) *Hub {
 	}
 }
 
-// register adds c and queues first ahead of any update. It fails once the
-// hub is closed.
+// register adds c and queues first ahead of any update; from then on the
+// hub writes to it. It fails once the hub is closed.
 func (h *Hub) register(c *client, first []byte) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -172,10 +173,13 @@ func (h *Hub) register(c *client, first []byte) bool {
 		r.tickets[c.ticket] = t
 	}
 	t.clients[c] = struct{}{}
+	now := h.clock.Now()
+	c.pingAt = now.Add(h.o.PingInterval)
 	if len(first) > 0 {
 		c.queue <- first // fresh queue, capacity >= 1
 		c.lastSent = first
-		c.lastSentAt = h.clock.Now()
+		c.lastSentAt = now
+		c.wake(h)
 	}
 	h.conns[c.tr.Name()]++
 	h.wg.Add(1)

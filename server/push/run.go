@@ -78,6 +78,7 @@ func (h *Hub) due(now time.Time) []batch {
 	for id, r := range h.rooms {
 		b := batch{room: id}
 		for tid, t := range r.tickets {
+			h.keepAlive(t, now)
 			force := r.force || t.force
 			if !force && now.Add(dueSlack).Before(t.next) {
 				continue
@@ -179,6 +180,7 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 	select {
 	case c.queue <- u.Payload:
+		c.wake(h)
 		c.lastSent = u.Payload
 		if !forced || c.lastSentAt.IsZero() {
 			c.lastSentAt = now
@@ -192,6 +194,19 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 			h.slow.Add(1)
 			h.log.Info("push: slow client disconnected", "room", c.room, "transport", c.tr.Name())
 		}
+	}
+}
+
+// keepAlive asks t's connections whose keep-alive is due for a ping (an SSE
+// comment). The hub's tick stands in for a timer per connection.
+func (h *Hub) keepAlive(t *ticket, now time.Time) {
+	for c := range t.clients {
+		if now.Before(c.pingAt) {
+			continue
+		}
+		c.pingAt = now.Add(h.o.PingInterval)
+		c.pingDue.Store(true)
+		c.wake(h)
 	}
 }
 

@@ -6,9 +6,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// Transport is one client connection as the hub sees it. The client's writer
-// goroutine is the only caller of WriteMessage and Ping; Close may be called
-// from any goroutine, at most once.
+// Transport is one client connection as the hub sees it. One writer at a
+// time (the client's drain goroutine) calls WriteMessage and Ping; Close may
+// be called from any goroutine, at most once, even during a write.
 type Transport interface {
 	// Name is "ws" or "sse"; Stats counts connections by it.
 	Name() string
@@ -26,3 +26,18 @@ const (
 	reasonSlow     = "too slow to keep up"
 	reasonDone     = "ticket settled"
 )
+
+// serve runs a connection whose watcher is the caller: it returns once ctx
+// ends (the peer went) or the client was kicked, and says why.
+func (h *Hub) serve(ctx context.Context, tr Transport, room, ticket string, first []byte) error {
+	c := newClient(tr, room, ticket, h.o.SendQueue)
+	if !h.register(c, first) {
+		_ = tr.Close(websocket.StatusGoingAway, reasonShutdown)
+		return ErrClosed
+	}
+	select {
+	case <-ctx.Done():
+	case <-c.done:
+	}
+	return h.end(c, !c.kicked())
+}

@@ -22,9 +22,18 @@ type sseTransport struct {
 
 func (t *sseTransport) Name() string { return "sse" }
 
-// WriteMessage sends msg as one event. A newline in msg would end the data
-// field, so each line gets its own.
 func (t *sseTransport) WriteMessage(ctx context.Context, msg []byte) error {
+	return t.write(ctx, sseEvent(msg))
+}
+
+// Ping writes a comment, which EventSource ignores but proxies see as traffic.
+func (t *sseTransport) Ping(ctx context.Context) error {
+	return t.write(ctx, ssePing)
+}
+
+// sseEvent frames msg as one event. A newline in msg would end the data
+// field, so each line gets its own.
+func sseEvent(msg []byte) []byte {
 	var b bytes.Buffer
 	b.Grow(len(msg) + 16)
 	for line := range bytes.SplitSeq(msg, []byte("\n")) {
@@ -33,13 +42,14 @@ func (t *sseTransport) WriteMessage(ctx context.Context, msg []byte) error {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	return t.write(ctx, b.Bytes())
+	return b.Bytes()
 }
 
-// Ping writes a comment, which EventSource ignores but proxies see as traffic.
-func (t *sseTransport) Ping(ctx context.Context) error {
-	return t.write(ctx, []byte(": ping\n\n"))
-}
+// ssePing is a comment: EventSource ignores it, proxies see traffic.
+var ssePing = []byte(": ping\n\n")
+
+// sseRetryField opens every stream with the reconnect delay.
+var sseRetryField = []byte("retry: " + strconv.FormatInt(sseRetry.Milliseconds(), 10) + "\n\n")
 
 // Close has nothing to send: the stream ends when the handler returns,
 // which the writer goroutine does once kicked.
@@ -62,7 +72,10 @@ func (t *sseTransport) write(ctx context.Context, p []byte) error {
 
 // ServeSSE streams first and then the ticket's updates as Server-Sent
 // Events, until the request ends, the ticket settles and its grace ends, or
-// the hub closes. It returns nil when the stream ended normally.
+// the hub closes. Over HTTP/1.1 the hub holds the hijacked connection and
+// ServeSSE returns at once, as ServeWS does (a Hold learns of the end);
+// otherwise (HTTP/2) it streams through the handler and returns nil when
+// the stream ended normally.
 func (h *Hub) ServeSSE(w http.ResponseWriter, r *http.Request, room, ticket string, first []byte) error {
 	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
@@ -76,11 +89,14 @@ func (h *Hub) ServeSSE(w http.ResponseWriter, r *http.Request, room, ticket stri
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-cache")
 	hd.Set("X-Accel-Buffering", "no") // nginx would otherwise buffer the stream
+	if held, err := h.serveSSEConn(w, r, room, ticket, first); held {
+		return err
+	}
 	w.WriteHeader(http.StatusOK)
 
 	t := &sseTransport{w: w, rc: http.NewResponseController(w)}
 	ctx, cancel := context.WithTimeout(r.Context(), h.o.WriteTimeout)
-	err := t.write(ctx, []byte("retry: "+strconv.FormatInt(sseRetry.Milliseconds(), 10)+"\n\n"))
+	err := t.write(ctx, sseRetryField)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("push: open sse: %w", err)

@@ -2,6 +2,10 @@ package push
 
 import (
 	"bufio"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +75,55 @@ func TestSSEMultilinePayload(t *testing.T) {
 	e.hub.Notify("r", []string{"T"})
 	if got := sse.next(); got != "{\n\"a\":1\n}" {
 		t.Errorf("got %q", got)
+	}
+}
+
+// TestSSEOverHTTP2StreamsThroughTheHandler: HTTP/2 cannot be hijacked, so
+// the stream stays with its handler, which returns once the client left.
+func TestSSEOverHTTP2StreamsThroughTheHandler(t *testing.T) {
+	h := NewHub(idleFetcher{}, Options{Logger: slog.New(slog.DiscardHandler)})
+	served := make(chan error, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		served <- h.ServeSSE(w, r, "r", "T", []byte(firstPayload("T")))
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	defer h.Close()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.ProtoMajor != 2 {
+		t.Fatalf("protocol %s, want HTTP/2", resp.Proto)
+	}
+	r := bufio.NewReader(resp.Body)
+	var lines []string
+	for len(lines) < 4 {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	if got, want := strings.Join(lines, ""), "retry: 2000\n\ndata: "+firstPayload("T")+"\n\n"; got != want {
+		t.Errorf("stream %q, want %q", got, want)
+	}
+	cancel()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("ServeSSE: %v", err)
+		}
+	case <-time.After(wait):
+		t.Fatal("handler did not return after the client left")
 	}
 }

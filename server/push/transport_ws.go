@@ -1,8 +1,12 @@
 package push
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 
 	"github.com/coder/websocket"
@@ -10,6 +14,11 @@ import (
 
 // wsReadLimit is small: clients send nothing but control frames.
 const wsReadLimit = 512
+
+// wsBuffer sizes the bufio reader and writer a WebSocket keeps for its
+// life, in place of net/http's 4 KB each. Clients send only control frames
+// (at most 131 bytes); a bigger message is written past the buffer.
+const wsBuffer = 128
 
 type wsTransport struct {
 	conn *websocket.Conn
@@ -21,7 +30,7 @@ func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
 	return t.conn.Write(ctx, websocket.MessageText, msg)
 }
 
-// Ping waits for the pong, which wsReadLoop's reader processes.
+// Ping waits for the pong, which the connection's reader processes.
 func (t *wsTransport) Ping(ctx context.Context) error {
 	return t.conn.Ping(ctx)
 }
@@ -30,48 +39,66 @@ func (t *wsTransport) Close(code websocket.StatusCode, reason string) error {
 	return t.conn.Close(code, reason)
 }
 
-// ServeWS upgrades the request, sends first at once, then the ticket's
-// updates until the client leaves, the ticket settles and its grace ends, or
-// the hub closes. Origin checks are the caller's job, through
-// Options.WSAccept. It returns nil when the connection ended normally.
+// ServeWS upgrades the request, hands the connection to the hub and
+// returns: first is sent at once, then the ticket's updates until the
+// client leaves, the ticket settles and its grace ends, or the hub closes.
+// The handler's goroutine and request are not kept; a Hold on the request
+// learns when the connection ends. Origin checks are the caller's job,
+// through Options.WSAccept.
 func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, room, ticket string, first []byte) error {
 	if h.isClosed() {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return ErrClosed
 	}
-	conn, err := websocket.Accept(w, r, h.o.WSAccept)
+	conn, err := websocket.Accept(smallBuffers{w}, r, h.o.WSAccept)
 	if err != nil {
 		return fmt.Errorf("push: accept websocket: %w", err)
 	}
-	defer conn.CloseNow()
 	conn.SetReadLimit(wsReadLimit)
-	ctx := wsReadLoop(r.Context(), conn)
-	return h.serve(ctx, &wsTransport{conn: conn}, room, ticket, first)
-}
-
-// wsReadLoop reads so that pings and close frames are answered; the
-// returned ctx ends when the peer goes. A data message closes the connection
-// with 1008, one over wsReadLimit with 1009. It stands in for conn.CloseRead,
-// whose goroutine calls Close and then waits 15s for itself to exit
-// (coder/websocket#429).
-func wsReadLoop(ctx context.Context, conn *websocket.Conn) context.Context {
-	ctx, cancel := context.WithCancel(ctx)
-	go func() {
-		defer cancel()
-		if _, _, err := conn.Read(ctx); err == nil {
-			_ = conn.Close(websocket.StatusPolicyViolation, "unexpected data message")
-		}
-	}()
-	return ctx
-}
-
-// serve runs one connection of any transport.
-func (h *Hub) serve(ctx context.Context, tr Transport, room, ticket string, first []byte) error {
-	c := newClient(tr, room, ticket, h.o.SendQueue)
+	c := newClient(&wsTransport{conn: conn}, room, ticket, h.o.SendQueue)
 	if !h.register(c, first) {
-		_ = tr.Close(websocket.StatusGoingAway, reasonShutdown)
+		_ = conn.Close(websocket.StatusGoingAway, reasonShutdown)
 		return ErrClosed
 	}
-	defer h.unregister(c)
-	return c.run(ctx, h)
+	go h.readWS(conn, c, takeHold(r.Context()))
+	return nil
+}
+
+// readWS is the connection's one goroutine while idle: it reads so that
+// pings and close frames are answered, and ends the client when the peer
+// goes. A data message closes the connection with 1008, one over
+// wsReadLimit with 1009. A background context costs the reads no timer.
+// (conn.CloseRead would do, but its goroutine calls Close and then waits
+// 15s for itself to exit: coder/websocket#429.)
+func (h *Hub) readWS(conn *websocket.Conn, c *client, done func(error)) {
+	_, _, err := conn.Read(context.Background())
+	if err == nil {
+		_ = conn.Close(websocket.StatusPolicyViolation, "unexpected data message")
+	}
+	_ = conn.CloseNow()
+	done(h.end(c, !c.kicked()))
+}
+
+// smallBuffers hands coder/websocket the hijacked connection with small
+// bufio buffers: net/http's own 4 KB reader and writer would otherwise stay
+// with every socket for its life.
+type smallBuffers struct {
+	http.ResponseWriter
+}
+
+func (w smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	// net/http flushed the 101 before handing over its writer; its reader
+	// may hold the first bytes the client sent after the handshake.
+	var rd io.Reader = conn
+	if n := brw.Reader.Buffered(); n > 0 {
+		early, _ := brw.Reader.Peek(n)
+		rd = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
+	}
+	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(conn, wsBuffer)), nil
 }

@@ -2,6 +2,12 @@ package push
 
 import (
 	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +70,74 @@ func TestWSClientMessagesCloseConnection(t *testing.T) {
 			}
 			if s := e.hub.Stats(); s.Connections["ws"] != 0 {
 				t.Errorf("stats = %+v", s)
+			}
+		})
+	}
+}
+
+// TestHijackKeepsSmallBuffersAndEarlyBytes: the WebSocket keeps bufio
+// buffers of wsBuffer bytes, not net/http's 4 KB ones, and loses nothing
+// the client sent right behind its request.
+func TestHijackKeepsSmallBuffersAndEarlyBytes(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		conn, brw, err := smallBuffers{w}.Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		defer conn.Close()
+		if r, w := brw.Reader.Size(), brw.Writer.Size(); r != wsBuffer || w != wsBuffer {
+			t.Errorf("buffers %d and %d bytes, want %d", r, w, wsBuffer)
+		}
+		b := make([]byte, len("early bytes"))
+		_, _ = io.ReadFull(brw, b)
+		got <- string(b)
+	}))
+	defer srv.Close()
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n\r\nearly bytes")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case s := <-got:
+		if s != "early bytes" {
+			t.Errorf("read %q after the hijack", s)
+		}
+	case <-time.After(wait):
+		t.Fatal("handler did not read")
+	}
+}
+
+// TestIdleConnectionsCostOneGoroutine: an idle WebSocket or SSE stream has
+// one goroutine (its reader); no handler, writer or timer stays behind.
+func TestIdleConnectionsCostOneGoroutine(t *testing.T) {
+	for _, tr := range []string{"ws", "sse"} {
+		t.Run(tr, func(t *testing.T) {
+			e := newEnv(t, Options{}, waiting(time.Second), nil)
+			base := runtime.NumGoroutine()
+			const n = 50
+			for i := range n {
+				c, err := rawOpen(e.srv.Listener.Addr().String(), tr, fmt.Sprintf("r/T%d", i))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { c.Close() })
+			}
+			// Writers exit once the first messages are out; poll for it.
+			var g, open int
+			for start := time.Now(); time.Since(start) < wait; time.Sleep(10 * time.Millisecond) {
+				g, open = runtime.NumGoroutine()-base, e.hub.Stats().Connections[tr]
+				if g <= n && open == n {
+					break
+				}
+			}
+			if g > n || open != n {
+				t.Errorf("%d goroutines for %d idle connections (want %d)", g, open, n)
 			}
 		})
 	}
