@@ -1,12 +1,11 @@
 package shop
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/a-h/templ"
-	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/waitroom/waitroom/server/gate/middleware"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -23,11 +22,12 @@ func (s *Shop) Handler() http.Handler {
 
 func (s *Shop) waitURL() string { return "/rooms/" + s.cfg.Room }
 
-func (s *Shop) render(w http.ResponseWriter, r *http.Request, status int, p templates.ShopProps) {
-	p.Title, p.Room, p.WaitURL = "Demo shop checkout", s.cfg.Room, s.waitURL()
-	p.Product, p.Price = DropName, DropPrice
+func (s *Shop) render(w http.ResponseWriter, r *http.Request, status int, p pageProps) {
+	p.Lang = templates.Negotiate(r.Header.Get("Accept-Language"), r.URL.Query().Get("lang"))
+	p.Room, p.WaitURL = s.cfg.Room, s.waitURL()
 	w.Header().Set("Cache-Control", "no-store")
-	templ.Handler(templates.ShopPage(p), templ.WithStatus(status)).ServeHTTP(w, r)
+	w.Header().Set("Vary", "Accept-Language")
+	templ.Handler(page(p), templ.WithStatus(status)).ServeHTTP(w, r)
 }
 
 // checkout: GET /shop[?wr_token=…]. The token arrives once in the URL; it is
@@ -40,76 +40,88 @@ func (s *Shop) checkout(w http.ResponseWriter, r *http.Request) {
 	}
 	tok := cookie(r)
 	if tok == "" {
-		s.render(w, r, http.StatusForbidden, templates.ShopProps{Status: "need_ticket"})
+		s.render(w, r, http.StatusForbidden, pageProps{Status: "need_ticket"})
 		return
 	}
-	if _, err := s.verify(tok); err != nil {
-		s.refuse(w, r, err)
+	if _, ok := s.verify(w, r, tok); !ok {
 		return
 	}
 	p, err := s.store.Product(r.Context(), DropID)
 	if err != nil {
 		s.cfg.Logger.Error("shop: checkout: read stock", "err", err)
-		s.render(w, r, http.StatusServiceUnavailable, templates.ShopProps{Status: "error", Detail: "The shop cannot reach its stock right now. Please try again."})
+		s.render(w, r, http.StatusServiceUnavailable, pageProps{Status: "error", Detail: "error.stock"})
 		return
 	}
 	if p.Stock <= 0 {
-		s.render(w, r, http.StatusOK, templates.ShopProps{Status: "sold_out"})
+		s.render(w, r, http.StatusOK, pageProps{Status: "sold_out"})
 		return
 	}
-	s.render(w, r, http.StatusOK, templates.ShopProps{Status: "checkout", Stock: int64(p.Stock)})
+	s.render(w, r, http.StatusOK, pageProps{Status: "checkout", Stock: int64(p.Stock)})
 }
 
-func (s *Shop) refuse(w http.ResponseWriter, r *http.Request, err error) {
-	if errors.Is(err, jwt.ErrTokenNotValidYet) {
-		claims := &jwt.RegisteredClaims{}
-		if _, _, perr := jwt.NewParser().ParseUnverified(cookie(r), claims); perr == nil && claims.NotBefore != nil {
-			wait := int64(claims.NotBefore.Sub(s.cfg.Now()).Seconds()) + 1
-			s.render(w, r, http.StatusTooEarly, templates.ShopProps{Status: "too_early", WaitS: wait})
-			return
-		}
+// verify checks tok through the gate middleware's verifier and answers a
+// refusal itself; ok says the token is good and the turn has started.
+func (s *Shop) verify(w http.ResponseWriter, r *http.Request, tok string) (middleware.Verdict, bool) {
+	v, err := s.verifier.Verify(tok)
+	if err != nil {
+		s.cfg.Logger.Warn("shop: checkout: verify", "err", err)
+		s.render(w, r, http.StatusServiceUnavailable, pageProps{Status: "error", Detail: "error.order"})
+		return v, false
 	}
-	s.render(w, r, http.StatusForbidden, templates.ShopProps{Status: "refused", Detail: "Your entry token is not valid: " + err.Error()})
+	if !v.Valid {
+		s.refuse(w, r, v)
+		return v, false
+	}
+	return v, true
+}
+
+// refuse answers a token that does not open checkout: too early counts down
+// to its turn; any other refusal says why in the shopper's words.
+func (s *Shop) refuse(w http.ResponseWriter, r *http.Request, v middleware.Verdict) {
+	if v.Reason == "not_yet_valid" {
+		wait := int64(v.NotBefore.Sub(s.cfg.Now()).Seconds()) + 1
+		s.render(w, r, http.StatusTooEarly, pageProps{Status: "too_early", WaitS: wait})
+		return
+	}
+	s.cfg.Logger.Info("shop: checkout: token refused", "reason", v.Reason)
+	s.render(w, r, http.StatusForbidden, pageProps{Status: "refused", Reason: v.Reason})
 }
 
 // complete: POST /shop/complete places the order under the token's jti, so a
 // repeated submit cannot buy twice, then frees the slot, sold out or not.
 func (s *Shop) complete(w http.ResponseWriter, r *http.Request) {
 	tok := cookie(r)
-	claims, err := s.verify(tok)
-	if err == nil && claims.ID == "" {
-		err = errors.New("no jti")
-	}
-	if tok == "" || err != nil {
-		if err == nil {
-			err = errors.New("no entry token")
-		}
-		s.refuse(w, r, err)
+	if tok == "" {
+		s.render(w, r, http.StatusForbidden, pageProps{Status: "need_ticket"})
 		return
 	}
-	out, err := s.store.PlaceOrder(r.Context(), claims.ID, DropID, 1, SourceCheckout)
+	claims, ok := s.verify(w, r, tok)
+	if !ok {
+		return
+	}
+	out, err := s.store.PlaceOrder(r.Context(), claims.Ticket, DropID, 1, SourceCheckout)
 	if err != nil {
 		// The token and the slot stay: trying again is safe.
-		s.cfg.Logger.Error("shop: checkout: place order", "ticket", claims.ID, "err", err)
-		s.render(w, r, http.StatusServiceUnavailable, templates.ShopProps{Status: "error", Detail: "The order could not be placed. Please try again."})
+		s.cfg.Logger.Error("shop: checkout: place order", "ticket", claims.Ticket, "err", err)
+		s.render(w, r, http.StatusServiceUnavailable, pageProps{Status: "error", Detail: "error.order"})
 		return
 	}
 	note := ""
 	if err := s.freeSlot(r.Context(), tok); err != nil {
 		// The order stands; the slot frees itself when the token expires.
-		s.cfg.Logger.Warn("shop: checkout: slot not handed back", "ticket", claims.ID, "err", err)
-		note = "Your place in checkout could not be handed back yet; it frees itself shortly."
+		s.cfg.Logger.Warn("shop: checkout: slot not handed back", "ticket", claims.Ticket, "err", err)
+		note = "note.slot_later"
 	}
 	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/shop", MaxAge: -1})
-	s.cfg.Logger.Info("shop: checkout order", "ticket", claims.ID, "status", out.Status, "replayed", out.Replayed)
+	s.cfg.Logger.Info("shop: checkout order", "ticket", claims.Ticket, "status", out.Status, "replayed", out.Replayed)
 	if out.Status == StatusSoldOut {
 		if note == "" {
-			note = "Your place in checkout was handed back to the next shopper."
+			note = "placed.usual"
 		}
-		s.render(w, r, http.StatusConflict, templates.ShopProps{Status: "sold_out", Detail: note})
+		s.render(w, r, http.StatusConflict, pageProps{Status: "sold_out", Detail: note})
 		return
 	}
-	s.render(w, r, http.StatusOK, templates.ShopProps{Status: "placed", Detail: note})
+	s.render(w, r, http.StatusOK, pageProps{Status: "placed", Detail: note})
 }
 
 func cookie(r *http.Request) string {
