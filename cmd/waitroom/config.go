@@ -272,7 +272,8 @@ func (c *config) validate() error {
 	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
 		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
 	}
-	if !embeddedServices && (c.RedisURL == "" || c.embeddedBroker()) {
+	// --version and --create-signing-key run nothing, so need no services.
+	if !embeddedServices && !c.Version && !c.CreateSigningKey && (c.RedisURL == "" || c.embeddedBroker()) {
 		errs = append(errs, errNotEmbedded)
 	}
 	c.Demo = c.embedded() && embeddedServices
