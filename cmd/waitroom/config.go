@@ -281,7 +281,7 @@ func (c *config) validate() error {
 		if c.demo.v && !c.Demo {
 			// The demo shop would join the real intents topic and refuse
 			// every real order, and serve /shop beside the real checkout.
-			errs = append(errs, errors.New("--demo: the demo shop runs only in embedded mode (no --redis-url, no real --kafka-brokers)"))
+			errs = append(errs, errors.New("--demo: the demo shop runs in embedded mode only (no --redis-url, no real --kafka-brokers)"))
 		}
 		c.Demo = c.demo.v && c.Demo
 	}
