@@ -190,6 +190,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}),
 	})
 	dash.Register(srv.Echo())
+	// Where a room's default target_url leads, until its operator sets one.
+	srv.Echo().GET(server.NoCheckoutPath, server.NoCheckoutPage)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -374,7 +376,7 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 		return nil, err
 	}
 	log.Info("gate in front of the upstream", "upstream", cfg.Upstream, "protect", cfg.Protect.String(), "room", cfg.GateRoom)
-	paths := slices.Clone(gate.WaitroomPaths)
+	paths := append(slices.Clone(gate.WaitroomPaths), server.NoCheckoutPath)
 	if cfg.Demo {
 		paths = append(paths, demoPaths...)
 	}
