@@ -38,4 +38,3 @@ func (p EmbedProps) sdkAttr() string {
 	}
 	return "0"
 }
-
