@@ -87,14 +87,3 @@ func (b *EmbeddedBroker) Addrs() []string { return b.c.ListenAddrs() }
 // Close stops the broker and drops its clients' connections; with a
 // DataDir it saves its state first. Closing twice is harmless.
 func (b *EmbeddedBroker) Close() { b.c.Close() }
-
-// StartEmbeddedBroker starts an in-memory broker on a free loopback port
-// with the given topics. Messages live only as long as the process: use
-// StartEmbedded with a DataDir where marked-published intents must survive a restart.
-func StartEmbeddedBroker(topics ...string) (addrs []string, stop func(), err error) {
-	b, err := StartEmbedded(EmbeddedConfig{Topics: topics})
-	if err != nil {
-		return nil, nil, err
-	}
-	return b.Addrs(), b.Close, nil
-}

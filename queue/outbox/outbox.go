@@ -123,19 +123,6 @@ func (o *Outbox) Get(ctx context.Context, id string) (Intent, error) {
 	return in, err
 }
 
-// GetFor returns an intent only to its own visitor: another visitor gets
-// ErrNotFound, so ids cannot be probed.
-func (o *Outbox) GetFor(ctx context.Context, id, visitor string) (Intent, error) {
-	in, err := o.Get(ctx, id)
-	if err != nil {
-		return Intent{}, err
-	}
-	if in.Visitor != visitor {
-		return Intent{}, fmt.Errorf("outbox: get: %w", ErrNotFound)
-	}
-	return in, nil
-}
-
 // Counts returns the intents by status.
 func (o *Outbox) Counts(ctx context.Context) (Counts, error) { return o.store.Counts(ctx) }
 
