@@ -133,7 +133,7 @@ func DefaultSettings() Settings {
 		SessionTTLS:     300,
 		AbandonAfterS:   30,
 		Tiers:           DefaultTiers(),
-		TargetURL:       "/shop",
+		TargetURL:       "/checkout-not-configured",
 		Activation:      ActivationAlways,
 		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost},
 	}

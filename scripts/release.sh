@@ -2,7 +2,9 @@
 # Reproducible static builds of waitroom: the same source and Go version give
 # the same bytes. CGO off (static, no libc), -trimpath (no local paths),
 # no VCS stamp and an empty build id (nothing of the checkout's state or
-# time), the version stamped into main.version.
+# time), the version stamped into main.version. Built with -tags noembedded:
+# a release has no in-process Redis or Kafka (miniredis, kfake) and no demo,
+# and refuses to start without --redis-url and --kafka-brokers.
 #
 #   scripts/release.sh [VERSION]        dist/waitroom-VERSION-linux-{amd64,arm64} and SHA256SUMS
 #   scripts/release.sh build OUT        one binary for $GOOS/$GOARCH (the Dockerfile uses this)
@@ -16,7 +18,7 @@ version_default() { git describe --tags --always --dirty 2>/dev/null || echo dev
 
 build() { # build OUT [VERSION]
   local out=$1 version=${2:-${VERSION:-$(version_default)}}
-  CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -trimpath -buildvcs=false \
+  CGO_ENABLED=0 GOFLAGS=-mod=readonly go build -tags noembedded -trimpath -buildvcs=false \
     -ldflags "-s -w -buildid= -X main.version=${version}" -o "$out" ./cmd/waitroom
 }
 

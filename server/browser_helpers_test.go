@@ -22,13 +22,13 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
-	"github.com/waitroom/waitroom/server/shop"
 )
 
 // The browser tests drive headless Chromium (Debian's chromium package)

@@ -11,8 +11,8 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server"
 )
 
 // TestEmbedBrowser runs the embed in headless Chromium across three loopback
@@ -56,7 +56,7 @@ func startEmbedSite(t *testing.T) *embedSite {
 	site := startBrowserSite(t, browserBlock{})
 	waitroom := strings.Replace(site.url, "http://127.0.0.1:", "http://localhost:", 1)
 	mux := http.NewServeMux()
-	mux.Handle("/", server.EmbedDemoHandler(waitroom, browserRoom))
+	mux.Handle("/", shop.EmbedDemoHandler(waitroom, browserRoom))
 	mux.HandleFunc("/blank", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>blank</title><link rel="icon" href="data:,"></head><body></body></html>`)

@@ -2,18 +2,14 @@ package server_test
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/PuerkitoBio/goquery"
 	"github.com/coder/websocket"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/static"
 )
 
@@ -284,41 +280,5 @@ func TestEmbedSDKHasAStableURL(t *testing.T) {
 	}
 	if again := e.do(nil, "GET", "/static/waitroom-embed.js", "", "If-None-Match", r.header.Get("ETag")); again.status != 304 {
 		t.Fatalf("revalidation: %d", again.status)
-	}
-}
-
-func TestEmbedDemo(t *testing.T) {
-	e := newEnv(t)
-	e.putRoom("demo", `{"allowed_embedders": ["https://kept.example"]}`)
-	demo, err := server.StartEmbedDemo(context.Background(), e.line, server.EmbedDemoConfig{
-		Addr: "127.0.0.1:0", WaitroomURL: "http://127.0.0.1:8080", Room: "demo"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer demo.Close()
-	port := strings.TrimPrefix(demo.URL, "http://localhost:")
-	s, _ := e.line.Room(context.Background(), "demo")
-	if want := []string{"https://kept.example", "http://localhost:" + port, "http://127.0.0.1:" + port}; strings.Join(s.AllowedEmbedders, " ") != strings.Join(want, " ") {
-		t.Errorf("allowed_embedders %v, want %v", s.AllowedEmbedders, want)
-	}
-	res, err := http.Get(strings.Replace(demo.URL, "localhost", "127.0.0.1", 1) + "/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer res.Body.Close()
-	doc, err := goquery.NewDocumentFromReader(res.Body)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("demo page: %d %v", res.StatusCode, err)
-	}
-	if src, _ := doc.Find(`script[src="http://127.0.0.1:8080/static/waitroom-embed.js"]`).Attr("src"); src == "" {
-		t.Error("the demo does not load the SDK from its stable URL")
-	}
-	if room, _ := doc.Find("[data-embed-demo]").Attr("data-room"); room != "demo" {
-		t.Errorf("demo embeds room %q", room)
-	}
-	rec := httptest.NewRecorder()
-	server.EmbedDemoHandler("http://x", "demo").ServeHTTP(rec, httptest.NewRequest("GET", "/elsewhere", nil))
-	if body, _ := io.ReadAll(rec.Body); rec.Code != 404 {
-		t.Errorf("demo /elsewhere: %d %s", rec.Code, body)
 	}
 }

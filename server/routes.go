@@ -72,6 +72,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, "/readyz", handleReadyz(pingFunc(d.cfg.Ping), deg, d.cfg.Avail != nil && d.cfg.Intents != nil), nil, "this server can serve visitors"},
 		{get, "/metrics", metrics, nil, "Prometheus metrics (guarded by --metrics-token, --metrics-allow)"},
 		{get, "/api/openapi.yaml", handleOpenAPI, nil, "this API's OpenAPI 3.1 description"},
+		{get, NoCheckoutPath, NoCheckoutPage, nil, "where a room's default target_url leads until its operator sets one"},
 
 		// Visitors: the line.
 		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work), nil, "take a place in the line"},
@@ -159,8 +160,8 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 	}
 }
 
-// shopRoutes are the demo shop's (cmd/waitroom/shop.go). Demo only: it is on
-// its way out of the product into examples/.
+// shopRoutes are the demo shop's (examples/shop, mounted by cmd/waitroom's
+// --demo, which runs in embedded mode only).
 func shopRoutes(h echo.HandlerFunc) []Route {
 	return []Route{
 		{http.MethodGet, "/shop", h, nil, "demo shop: the checkout"},

@@ -38,9 +38,3 @@ func (p EmbedProps) sdkAttr() string {
 	}
 	return "0"
 }
-
-// EmbedDemoProps are the example shop page that embeds a room.
-type EmbedDemoProps struct {
-	WaitroomURL string // where waitroom is, for the SDK's script and server option
-	Room        string
-}

@@ -24,3 +24,11 @@ func errorBody(lang Lang, status int) string {
 	}
 	return T(lang, "error.body")
 }
+
+// roomOrPlaceholder names the room in the operator's hint, or where it goes.
+func roomOrPlaceholder(room string) string {
+	if room == "" {
+		return "{room}"
+	}
+	return room
+}

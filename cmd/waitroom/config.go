@@ -67,6 +67,10 @@ type config struct {
 	GateComplete gate.PathList
 	GateRoom     string
 
+	// Demo mounts the demo shop (examples/shop) at /shop, its consumer of
+	// the intents topic and the embed demo: embedded mode only.
+	Demo          bool
+	demo          autoBool
 	EmbedDemoAddr string // the example shop that embeds the demo room; "" when off
 
 	// Limits: what one client, and everyone together, can hold open.
@@ -83,6 +87,30 @@ type config struct {
 	PowPoolSize int
 	PowPoolRate float64
 }
+
+// embedded reports whether both Redis and Kafka run in this process.
+func (c config) embedded() bool { return c.RedisURL == "" && c.embeddedBroker() }
+
+// autoBool is a bool flag whose default depends on other flags.
+type autoBool struct{ set, v bool }
+
+func (b *autoBool) String() string {
+	if b == nil || !b.set {
+		return "auto"
+	}
+	return strconv.FormatBool(b.v)
+}
+
+func (b *autoBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return errors.New("want true or false")
+	}
+	b.set, b.v = true, v
+	return nil
+}
+
+func (b *autoBool) IsBoolFlag() bool { return true }
 
 // embeddedKafka is the --kafka-brokers value that asks for the in-process broker.
 const embeddedKafka = "embedded"
@@ -137,6 +165,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
+	fs.Var(&c.demo, "demo", "mount the demo shop at /shop (its checkout, its consumer of the intents topic, the embed demo); default on in embedded mode, refused with --redis-url or real --kafka-brokers")
 	fs.StringVar(&c.EmbedDemoAddr, "embed-demo-addr", "auto", "embedded mode: address of an example shop page that embeds the demo room; auto is the port after --addr's, off turns it off")
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token /metrics requires (optional)")
 	fs.StringVar(&c.MetricsAllow, "metrics-allow", "", "addresses or CIDRs allowed to scrape /metrics, comma-separated (default: loopback only, unless a token is set)")
@@ -242,6 +271,19 @@ func (c *config) validate() error {
 	}
 	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
 		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
+	}
+	// --version and --create-signing-key run nothing, so need no services.
+	if !embeddedServices && !c.Version && !c.CreateSigningKey && (c.RedisURL == "" || c.embeddedBroker()) {
+		errs = append(errs, errNotEmbedded)
+	}
+	c.Demo = c.embedded() && embeddedServices
+	if c.demo.set {
+		if c.demo.v && !c.Demo {
+			// The demo shop would join the real intents topic and refuse
+			// every real order, and serve /shop beside the real checkout.
+			errs = append(errs, errors.New("--demo: the demo shop runs in embedded mode only (no --redis-url, no real --kafka-brokers)"))
+		}
+		c.Demo = c.demo.v && c.Demo
 	}
 	if addr, err := embedDemoAddr(c.EmbedDemoAddr, c.Addr); err != nil {
 		errs = append(errs, fmt.Errorf("--embed-demo-addr %q: %w", c.EmbedDemoAddr, err))

@@ -33,7 +33,6 @@ import (
 	"github.com/waitroom/waitroom/server/gate"
 	"github.com/waitroom/waitroom/server/metrics"
 	"github.com/waitroom/waitroom/server/push"
-	"github.com/waitroom/waitroom/server/shop"
 	"github.com/waitroom/waitroom/server/throttle"
 )
 
@@ -127,7 +126,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	line := queue.NewLine(store, keys, lineOpts)
 	if embedded != nil {
-		if err := seedDemoRoom(ctx, line); err != nil {
+		if err := seedDemoRoom(ctx, line, cfg.Demo); err != nil {
 			return err
 		}
 	}
@@ -198,20 +197,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return fmt.Errorf("listen: %w", err)
 	}
 	ln = server.LimitListener(ln, cfg.MaxConns, log)
-	sh, err := openShop(ctx, srv, cfg, ln.Addr().String(), brokers, kauth, log)
-	if err != nil {
-		_ = ln.Close()
-		return err
-	}
-	defer func() { _ = sh.Close() }()
-	if embedded != nil && cfg.EmbedDemoAddr != "" {
-		demo, err := server.StartEmbedDemo(ctx, line, server.EmbedDemoConfig{
-			Addr: cfg.EmbedDemoAddr, WaitroomURL: cfg.PublicURL, Room: "demo", Logger: log})
-		if err != nil {
-			log.Warn("no embed demo", "err", err) // a convenience: the waitroom runs without it
-		} else {
-			defer func() { _ = demo.Close() }()
+	var dm *demo
+	if cfg.Demo {
+		if dm, err = startDemo(ctx, srv, line, cfg, ln.Addr().String(), brokers, kauth, log); err != nil {
+			_ = ln.Close()
+			return err
 		}
+		defer func() { _ = dm.Close() }()
 	}
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	if cfg.Upstream != "" {
@@ -252,7 +244,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	g.Go(func() error { return dash.Run(gctx) })
 	g.Go(func() error { return avail.Run(gctx, store.Probe) })
 	g.Go(func() error { return ob.Run(gctx) })
-	g.Go(func() error { return sh.RunConsumer(gctx) })
+	if dm != nil {
+		g.Go(func() error { return dm.run(gctx) })
+	}
 	g.Go(func() error {
 		<-gctx.Done()
 		log.Info("shutting down")
@@ -301,16 +295,18 @@ type closerFunc func()
 
 func (f closerFunc) Close() error { f(); return nil }
 
-// seedDemoRoom creates the demo room of embedded mode unless it exists.
-func seedDemoRoom(ctx context.Context, line *queue.Line) error {
+// seedDemoRoom creates the demo room of embedded mode unless it exists; with
+// the demo its checkout is the demo shop.
+func seedDemoRoom(ctx context.Context, line *queue.Line, withShop bool) error {
 	if _, err := line.GetRoom(ctx, "demo"); err == nil {
 		return nil
 	}
 	s := queue.DefaultSettings()
 	s.Title = "Demo flash sale"
 	s.Message = "Thanks for waiting. We let shoppers in a few at a time so checkout stays fast for everyone."
-	s.TargetURL = "/shop"
-	s.ProductID, s.ProductName = shop.DropID, shop.DropName
+	if withShop {
+		demoRoom(&s)
+	}
 	if err := line.PutRoom(ctx, "demo", s); err != nil {
 		return fmt.Errorf("seed demo room: %w", err)
 	}
@@ -325,10 +321,7 @@ func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.
 	stopBroker := func() {}
 	var auth outbox.KafkaAuth
 	if cfg.embeddedBroker() {
-		b, err := outbox.StartEmbedded(outbox.EmbeddedConfig{
-			DataDir: filepath.Join(cfg.DataDir, "kafka"), SyncWrites: true,
-			Topics: []string{cfg.KafkaTopic, cfg.KafkaResultsTopic},
-		})
+		b, err := startEmbeddedBroker(filepath.Join(cfg.DataDir, "kafka"), []string{cfg.KafkaTopic, cfg.KafkaResultsTopic})
 		if err != nil {
 			return nil, nil, auth, nil, err
 		}

@@ -104,7 +104,18 @@ func TestRunEmbeddedMode(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "signing-key.pem")); err != nil {
 		t.Fatalf("signing key not created: %v", err)
 	}
-	for _, want := range []string{"EMBEDDED MODE", "in memory", "admin_token="} {
+	// The demo: its checkout at /shop (no ticket yet) and the demo room's
+	// target_url pointing at it, named in the log as embedded mode's only.
+	res, err = c.Get("http://" + addr + "/shop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shopPage, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusForbidden || !strings.Contains(string(shopPage), `data-status="need_ticket"`) {
+		t.Fatalf("demo shop: %d %.500s", res.StatusCode, shopPage)
+	}
+	for _, want := range []string{"EMBEDDED MODE", "in memory", "admin_token=", "demo shop on /shop: embedded mode only"} {
 		if !strings.Contains(logs.String(), want) {
 			t.Fatalf("log lacks %q:\n%s", want, logs)
 		}

@@ -1,3 +1,5 @@
+//go:build !noembedded
+
 // Package kafkatest gives tests a Kafka-protocol broker (kfake, in process)
 // on a loopback port that can be stopped and started again on the same port
 // with its data, to test a broker that goes down and comes back.

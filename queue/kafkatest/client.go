@@ -1,3 +1,5 @@
+//go:build !noembedded
+
 package kafkatest
 
 import (

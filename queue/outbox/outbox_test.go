@@ -79,7 +79,7 @@ func TestOpenNeedsDirAndBrokers(t *testing.T) {
 	}
 }
 
-func TestStartEmbeddedBroker(t *testing.T) {
+func TestStartEmbedded(t *testing.T) {
 	b, err := outbox.StartEmbedded(outbox.EmbeddedConfig{Topics: []string{outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic}})
 	if err != nil {
 		t.Fatal(err)

@@ -83,7 +83,7 @@ func TestTwoServersSeeEveryResult(t *testing.T) {
 					if tk.visitor[1]%2 == 1 {
 						want = outbox.StatusRejected
 					}
-					if in.Status != want || in.Room != "sale" {
+					if in.Status != want || in.Room != "sale" || in.Visitor != tk.visitor {
 						t.Fatalf("server %d: intent of %s: %+v, want %s", s, tk.visitor, in, want)
 					}
 					break

@@ -22,6 +22,7 @@ import (
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 	"github.com/waitroom/waitroom/server/gate/middleware"
+	"github.com/waitroom/waitroom/server/gate/middleware/echomw"
 )
 
 const room = "shop"
@@ -96,7 +97,7 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 		}
 		h = mw(http.HandlerFunc(f.serve))
 	case "echo":
-		mw, err := middleware.EchoMiddleware(cfg)
+		mw, err := echomw.Middleware(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/gate/middleware"
+	"github.com/waitroom/waitroom/server/gate/middleware/echomw"
 )
 
 func TestMiddlewareSendsBrowsersToThePageAndAPIClientsA429(t *testing.T) {
@@ -275,7 +276,7 @@ func TestNewChecksItsConfig(t *testing.T) {
 		if _, err := middleware.New(c); err == nil || !strings.HasPrefix(err.Error(), "gate: middleware: ") {
 			t.Errorf("%s: err %v", name, err)
 		}
-		if _, err := middleware.EchoMiddleware(c); err == nil {
+		if _, err := echomw.Middleware(c); err == nil {
 			t.Errorf("%s: echo: no error", name)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/waitroom/waitroom/server/shop"
+	"github.com/waitroom/waitroom/examples/shop"
 )
 
 func openStore(t *testing.T, stock int) (*shop.Store, string) {

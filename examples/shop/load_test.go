@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue/kafkatest"
 	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/server/shop"
 )
 
 // TestTenThousandIntentsAcrossFaults: 10,000 intents go through waitroom's

@@ -1,4 +1,4 @@
-package server
+package shop
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/templates"
 )
 
 // EmbedDemoHandler serves an example shop page that embeds room's line from
@@ -25,8 +24,14 @@ func EmbedDemoHandler(waitroomURL, room string) http.Handler {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		_ = templates.EmbedDemoPage(templates.EmbedDemoProps{WaitroomURL: waitroomURL, Room: room}).Render(r.Context(), w)
+		_ = embedDemoPage(embedDemoProps{WaitroomURL: waitroomURL, Room: room}).Render(r.Context(), w)
 	})
+}
+
+// embedDemoProps are the example shop page that embeds a room.
+type embedDemoProps struct {
+	WaitroomURL string // where waitroom is, for the SDK's script and server option
+	Room        string
 }
 
 // EmbedDemoConfig says where the example shop listens and what it embeds.

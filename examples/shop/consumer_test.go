@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/waitroom/waitroom/server/shop"
+	"github.com/waitroom/waitroom/examples/shop"
 )
 
 func newConsumer(t *testing.T, st *shop.Store, brokers []string, cfg shop.ConsumerConfig) *shop.Consumer {

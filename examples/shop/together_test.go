@@ -14,12 +14,12 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/segmentio/kafka-go"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/redisstore"
 	"github.com/waitroom/waitroom/queue/redistest"
 	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
-	"github.com/waitroom/waitroom/server/shop"
 )
 
 // TestCheckoutAndKafkaShareTheStock: 15 admitted shoppers press "Place order"
@@ -44,6 +44,7 @@ func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
 	mux := http.NewServeMux()
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
+	keys.Issuer = ts.URL
 	sh, err := shop.Open(ctx, shop.Config{WaitroomURL: ts.URL, Room: "demo", Now: clock.Now, Logger: testLogger(t),
 		DataDir: t.TempDir(), Stock: stock,
 		KafkaBrokers: brokers, IntentsTopic: intentsTopic, ResultsTopic: resultsTopic,

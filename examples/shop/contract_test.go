@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/server/shop"
 )
 
 // TestWaitroomOutboxAndShopAgree: the message contract end to end. Waitroom's

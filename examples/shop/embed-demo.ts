@@ -3,8 +3,8 @@
 // onUpdate, and on admission waits for orderable_at (the token is not valid
 // before) and then takes the whole tab to checkout.
 
-import { Admission } from "./embed-messages";
-import { Ticket } from "./ticket";
+import { Admission } from "../../web/embed-messages";
+import { Ticket } from "../../web/ticket";
 
 interface WaitroomSDK {
   mount(el: Element, o: object): Promise<Admission>;

@@ -10,8 +10,8 @@ import (
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/queue/kafkatest"
-	"github.com/waitroom/waitroom/server/shop"
 )
 
 const (

@@ -1,8 +1,10 @@
-// Package shop is the demo checkout: what a shop's own checkout does with
-// waitroom. It verifies the entry token offline through the JWKS, sells a
+// Package shop is the demo of embedded mode (go run ./cmd/waitroom), kept
+// out of the product: a shop's own checkout working with waitroom. It
+// verifies the entry token offline through the gate middleware, sells a
 // limited drop from its own SQLite store, and on "Place order" tells waitroom
 // the slot is free. When waitroom's line is down, the same stock is sold to
-// the intents waitroom publishes to Kafka, at the pace the shop sets.
+// the intents waitroom publishes to Kafka, at the pace the shop sets. Its
+// embed demo is a shop page on another origin with the line embedded.
 package shop
 
 import (
@@ -13,13 +15,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"github.com/MicahParks/keyfunc/v3"
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/server/gate/middleware"
 )
 
 // The drop the demo sells.
@@ -34,6 +35,7 @@ const (
 // the shop keeps its orders, and where the intents come from.
 type Config struct {
 	WaitroomURL string // e.g. http://127.0.0.1:8080
+	Issuer      string // the iss of entry tokens: waitroom's --public-url; default WaitroomURL
 	Room        string
 	Client      *http.Client
 	Logger      *slog.Logger
@@ -60,12 +62,10 @@ type Config struct {
 // Shop serves /shop and /shop/complete and consumes intents.
 type Shop struct {
 	cfg      Config
-	ctx      context.Context
 	store    *Store
 	consumer *Consumer
 
-	mu   sync.Mutex
-	keys keyfunc.Keyfunc
+	verifier *middleware.Verifier
 }
 
 // Open opens the store and makes the consumer, which starts with RunConsumer.
@@ -84,6 +84,11 @@ func Open(ctx context.Context, cfg Config) (*Shop, error) {
 	if cfg.Stock == 0 {
 		cfg.Stock = DefaultStock
 	}
+	verifier, err := middleware.NewVerifier(middleware.Config{WaitroomURL: cfg.WaitroomURL, Issuer: cfg.Issuer,
+		Room: cfg.Room, Client: cfg.Client, Logger: cfg.Logger, Now: cfg.Now, Context: ctx})
+	if err != nil {
+		return nil, fmt.Errorf("shop: open: %w", err)
+	}
 	path := ""
 	if cfg.DataDir != "" {
 		if err := os.MkdirAll(cfg.DataDir, 0o750); err != nil {
@@ -95,7 +100,7 @@ func Open(ctx context.Context, cfg Config) (*Shop, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Shop{cfg: cfg, ctx: ctx, store: store}
+	s := &Shop{cfg: cfg, store: store, verifier: verifier}
 	if len(cfg.KafkaBrokers) > 0 {
 		s.consumer, err = NewConsumer(store, ConsumerConfig{
 			Brokers: cfg.KafkaBrokers, IntentsTopic: cfg.IntentsTopic, ResultsTopic: cfg.ResultsTopic,
@@ -108,19 +113,6 @@ func Open(ctx context.Context, cfg Config) (*Shop, error) {
 		}
 	}
 	return s, nil
-}
-
-// New is Open for callers without an error path; it panics if the store
-// cannot be opened. With no DataDir that is an in-memory store, which does
-// not fail short of running out of memory.
-//
-// Deprecated: use Open, and Close the shop.
-func New(ctx context.Context, cfg Config) *Shop {
-	s, err := Open(ctx, cfg)
-	if err != nil {
-		panic(err)
-	}
-	return s
 }
 
 // Store is the shop's stock and orders.

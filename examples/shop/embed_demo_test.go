@@ -1,0 +1,61 @@
+package shop_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/waitroom/waitroom/examples/shop"
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/queue/redisstore"
+	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/queue/token"
+)
+
+// TestEmbedDemo: the example shop lets itself frame the room, keeping the
+// room's other embedders, and serves the page that loads the SDK.
+func TestEmbedDemo(t *testing.T) {
+	keys, _ := token.Generate()
+	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	s := queue.DefaultSettings()
+	s.AllowedEmbedders = []string{"https://kept.example"}
+	if err := line.PutRoom(context.Background(), "demo", s); err != nil {
+		t.Fatal(err)
+	}
+	demo, err := shop.StartEmbedDemo(context.Background(), line, shop.EmbedDemoConfig{
+		Addr: "127.0.0.1:0", WaitroomURL: "http://127.0.0.1:8080", Room: "demo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer demo.Close()
+	port := strings.TrimPrefix(demo.URL, "http://localhost:")
+	s, _ = line.Room(context.Background(), "demo")
+	if want := []string{"https://kept.example", "http://localhost:" + port, "http://127.0.0.1:" + port}; strings.Join(s.AllowedEmbedders, " ") != strings.Join(want, " ") {
+		t.Errorf("allowed_embedders %v, want %v", s.AllowedEmbedders, want)
+	}
+	res, err := http.Get(strings.Replace(demo.URL, "localhost", "127.0.0.1", 1) + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	doc, err := goquery.NewDocumentFromReader(res.Body)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("demo page: %d %v", res.StatusCode, err)
+	}
+	if src, _ := doc.Find(`script[src="http://127.0.0.1:8080/static/waitroom-embed.js"]`).Attr("src"); src == "" {
+		t.Error("the demo does not load the SDK from its stable URL")
+	}
+	if room, _ := doc.Find("[data-embed-demo]").Attr("data-room"); room != "demo" {
+		t.Errorf("demo embeds room %q", room)
+	}
+	rec := httptest.NewRecorder()
+	shop.EmbedDemoHandler("http://x", "demo").ServeHTTP(rec, httptest.NewRequest("GET", "/elsewhere", nil))
+	if body, _ := io.ReadAll(rec.Body); rec.Code != 404 {
+		t.Errorf("demo /elsewhere: %d %s", rec.Code, body)
+	}
+}

@@ -1,0 +1,30 @@
+package middleware
+
+import (
+	"fmt"
+
+	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
+)
+
+// Verdict is what verifying an entry token found. Reason, when not Valid:
+// malformed, forged (bad signature, unknown key, wrong issuer), wrong_room,
+// expired or not_yet_valid (NotBefore says when the turn starts).
+type Verdict = gatekit.Verdict
+
+// Verifier checks entry tokens offline through waitroom's JWKS, as the
+// middleware does, for a checkout that answers refusals with pages of its
+// own instead of sending visitors to the line.
+type Verifier struct{ j *jwks }
+
+// NewVerifier uses cfg's WaitroomURL, Issuer (or PublicURL), Room, Client,
+// Logger, Now and Context; the rest is ignored.
+func NewVerifier(cfg Config) (*Verifier, error) {
+	if err := cfg.defaults(); err != nil {
+		return nil, fmt.Errorf("gate: verifier: %w", err)
+	}
+	return &Verifier{j: &jwks{cfg: cfg}}, nil
+}
+
+// Verify checks tok. A refused token is a Verdict with a Reason; an error
+// means the keys could not be fetched, so nothing was decided.
+func (v *Verifier) Verify(tok string) (Verdict, error) { return v.j.verify(tok) }
