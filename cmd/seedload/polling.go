@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -91,20 +92,23 @@ func parsePolling(args []string, stderr io.Writer) (pollingConfig, error) {
 
 // pollingRun is one mode's result; rates are per second of the window.
 type pollingRun struct {
-	Mode           string         `json:"mode"`
-	WaitingStart   int64          `json:"waiting_at_window_start"`
-	WaitingEnd     int64          `json:"waiting_at_window_end"`
-	WindowS        float64        `json:"window_s"`
-	ServerRequests float64        `json:"server_requests_per_s"` // access lines of the room's API in the window
-	ServerByKind   map[string]int `json:"server_requests_by_kind"`
-	ClientRequests float64        `json:"client_requests_per_s"` // status requests the client sent
-	ClientMessages float64        `json:"client_ws_messages_per_s"`
-	ServerMessages float64        `json:"server_ws_messages_per_s"` // waitroom_push_messages_total
-	RedisCommands  float64        `json:"redis_commands_per_s,omitempty"`
-	ServerCPUCores float64        `json:"server_cpu_cores,omitempty"`
-	Latency        dist           `json:"status_latency"` // client: status requests in the window
-	Errors         map[string]int `json:"errors"`
-	ExpectedPerS   float64        `json:"expected_per_s"` // what the mode asks for at the window's places
+	Mode            string         `json:"mode"`
+	WaitingStart    int64          `json:"waiting_at_window_start"`
+	WaitingEnd      int64          `json:"waiting_at_window_end"`
+	WindowS         float64        `json:"window_s"`
+	ServerRequests  float64        `json:"server_requests_per_s"` // access lines of the room's API in the window
+	ServerAccess    accessCounts   `json:"server_requests"`
+	ServerSecondP50 int            `json:"server_requests_median_second"` // the window's seconds by requests finished
+	ServerSecondMax int            `json:"server_requests_busiest_second"`
+	NotNormal       []string       `json:"ready_not_normal,omitempty"` // /readyz samples (1 a second) not in normal mode: "+12s degraded"
+	ClientRequests  float64        `json:"client_requests_per_s"`      // status requests the client sent
+	ClientMessages  float64        `json:"client_ws_messages_per_s"`
+	ServerMessages  float64        `json:"server_ws_messages_per_s"` // waitroom_push_messages_total
+	RedisCommands   float64        `json:"redis_commands_per_s,omitempty"`
+	ServerCPUCores  float64        `json:"server_cpu_cores,omitempty"`
+	Latency         dist           `json:"status_latency"` // client: status requests in the window
+	Errors          map[string]int `json:"errors"`
+	ExpectedPerS    float64        `json:"expected_per_s"` // what the mode asks for at the window's places
 }
 
 type pollingReport struct {
@@ -209,7 +213,19 @@ func pollingOnce(ctx context.Context, c pollingConfig, a *api, mode string) (*po
 	pmu.Unlock()
 	w.inWindow.Store(true)
 	start := time.Now()
-	sleepCtx(ctx, c.Window)
+	// Whether waitroom stays in normal mode: an overloaded Redis pool reads
+	// as Redis gone and switches it to degraded mode.
+	tick := time.NewTicker(time.Second)
+	for time.Since(start) < c.Window && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case now := <-tick.C:
+			if m := readyMode(ctx, a); m != "normal" {
+				run.NotNormal = append(run.NotNormal, fmt.Sprintf("+%.0fs %s", now.Sub(start).Seconds(), m))
+			}
+		}
+	}
+	tick.Stop()
 	w.inWindow.Store(false)
 	secs := time.Since(start).Seconds()
 	after, err := c.snapshot(ctx, a)
@@ -221,16 +237,15 @@ func pollingOnce(ctx context.Context, c pollingConfig, a *api, mode string) (*po
 	}
 	run.WaitingEnd = w.waiting.Load()
 	run.WindowS = secs
-	kinds, err := countAccess(c.AccessLog, before.logSize, after.logSize, "/api/rooms/"+id+"/")
+	acc, err := countAccess(c.AccessLog, before.logSize, after.logSize, "/api/rooms/"+id+"/")
 	if err != nil {
 		return nil, err
 	}
-	total := 0
-	for _, v := range kinds {
-		total += v
+	run.ServerAccess = acc
+	run.ServerRequests = float64(acc.total()) / secs
+	if n := len(acc.PerSecond); n > 0 {
+		run.ServerSecondP50, run.ServerSecondMax = acc.PerSecond[n/2], acc.PerSecond[n-1]
 	}
-	run.ServerByKind = kinds
-	run.ServerRequests = float64(total) / secs
 	run.ClientRequests = float64(w.requests.Load()) / secs
 	run.ClientMessages = float64(w.messages.Load()) / secs
 	run.ServerMessages = (after.pushMessages - before.pushMessages) / secs
@@ -313,6 +328,7 @@ func (w *waiters) poll(ctx context.Context, a *api, room string, m ticketMsg, co
 		}
 		pos.Store(got.Position)
 		if got.State != "waiting" {
+			w.errs.add("ended: " + got.State)
 			return
 		}
 		// The next poll is one interval after this one began; a late
@@ -379,6 +395,7 @@ func (w *waiters) push(ctx context.Context, a *api, ws *http.Client, room, ticke
 		}
 		pos.Store(m.Position)
 		if m.State != "waiting" {
+			w.errs.add("ended: " + m.State)
 			return
 		}
 	}
@@ -403,11 +420,32 @@ var seedPolling = map[string]string{modeFlat5: "1000", modeFlat1: "-", modeTiere
 func printPolling(w io.Writer, c pollingConfig, r *pollingReport) {
 	fmt.Fprintf(w, "Requests per second on waitroom: %d waiters, %s window each, the line moving %d every %s\n",
 		r.Visitors, c.Window, c.Batch, c.Interval)
-	fmt.Fprintf(w, "%-7s %7s %8s %9s %9s %8s %9s %7s %7s | %-8s\n", "mode", "waiting", "expected", "server rq", "client rq", "ws msg", "redis cmd", "srv cpu", "p95 ms", "seed rq/s")
+	fmt.Fprintf(w, "%-7s %7s %8s %9s %11s %9s %8s %9s %7s %7s | %-8s\n", "mode", "waiting", "expected", "server rq", "med/max 1s", "client rq", "ws msg", "redis cmd", "srv cpu", "p95 ms", "seed rq/s")
 	for _, run := range r.Runs {
-		fmt.Fprintf(w, "%-7s %7d %8.0f %9.0f %9.0f %8.0f %9.0f %7.2f %7.1f | %8s\n", run.Mode, run.WaitingStart,
-			run.ExpectedPerS, run.ServerRequests, run.ClientRequests, run.ServerMessages, run.RedisCommands, run.ServerCPUCores, run.Latency.P95, seedPolling[run.Mode])
+		fmt.Fprintf(w, "%-7s %7d %8.0f %9.0f %11s %9.0f %8.0f %9.0f %7.2f %7.1f | %8s\n", run.Mode, run.WaitingStart,
+			run.ExpectedPerS, run.ServerRequests, fmt.Sprintf("%d/%d", run.ServerSecondP50, run.ServerSecondMax), run.ClientRequests,
+			run.ServerMessages, run.RedisCommands, run.ServerCPUCores, run.Latency.P95, seedPolling[run.Mode])
 	}
-	fmt.Fprintln(w, "  per second of the window. server rq: waitroom's access-log lines for the room's API; ws msg: waitroom_push_messages_total;")
-	fmt.Fprintln(w, "  expected: the seed's arithmetic at the window's places (push: the most its tiers allow); srv cpu: waitroom's cores; p95: status requests")
+	fmt.Fprintln(w, "  per second of the window. server rq: waitroom's access-log lines for the room's API (med/max 1s: its median and busiest")
+	fmt.Fprintln(w, "  second); ws msg: waitroom_push_messages_total; expected: the seed's arithmetic at the window's places (push: the most")
+	fmt.Fprintln(w, "  its tiers allow); redis cmd: total_commands_processed; srv cpu: waitroom's cores; p95: the client's status requests")
+	for _, run := range r.Runs {
+		var notes []string
+		if len(run.NotNormal) > 0 {
+			notes = append(notes, fmt.Sprintf("not in normal mode at %d of the window's /readyz samples, first %s", len(run.NotNormal), run.NotNormal[0]))
+		}
+		if bad := run.ServerAccess.total() - run.ServerAccess.ByStatus["200"] - run.ServerAccess.ByStatus["101"]; bad > 0 {
+			notes = append(notes, fmt.Sprintf("server answered %v", run.ServerAccess.ByStatus))
+		}
+		// Admitted waiters leaving is the line moving, not a fault.
+		if errs := maps.Clone(run.Errors); len(errs) > 0 {
+			delete(errs, "ended: admitted")
+			if len(errs) > 0 {
+				notes = append(notes, fmt.Sprintf("client: %v", errs))
+			}
+		}
+		if len(notes) > 0 {
+			fmt.Fprintf(w, "  %s: %s\n", run.Mode, strings.Join(notes, "; "))
+		}
+	}
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -47,6 +49,26 @@ func (c pollingConfig) snapshot(ctx context.Context, a *api) (serverSnapshot, er
 		}
 	}
 	return s, nil
+}
+
+// readyMode is /readyz's mode (normal or degraded), or why it is unknown.
+func readyMode(ctx context.Context, a *api) string {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, a.base+"/readyz", nil)
+	if err != nil {
+		return "unknown"
+	}
+	resp, err := a.http.Do(req)
+	if err != nil {
+		return "unreachable"
+	}
+	defer resp.Body.Close()
+	var v struct {
+		Mode string `json:"mode"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&v) != nil || v.Mode == "" {
+		return fmt.Sprintf("HTTP %d", resp.StatusCode)
+	}
+	return v.Mode
 }
 
 // scrapeCounter reads one unlabelled series from waitroom's /metrics
@@ -105,18 +127,33 @@ func processCPU(pid int) (float64, error) {
 	return (u + s) / 100, nil
 }
 
+// accessCounts is what the access log says of a room's API in a window.
+type accessCounts struct {
+	ByKind    map[string]int `json:"by_kind"`   // status, enter, ws, …
+	ByStatus  map[string]int `json:"by_status"` // HTTP status
+	PerSecond []int          `json:"-"`         // requests finished in each whole second of the log, ascending
+}
+
+func (a accessCounts) total() int {
+	n := 0
+	for _, v := range a.ByKind {
+		n += v
+	}
+	return n
+}
+
 // countAccess counts the access lines written to the log between the two
-// offsets for paths under prefix, by kind (status, enter, ws, …). A line
-// cut at either end is not counted.
-func countAccess(path string, from, to int64, prefix string) (map[string]int, error) {
+// offsets for paths under prefix. A line cut at either end is not counted.
+func countAccess(path string, from, to int64, prefix string) (accessCounts, error) {
+	out := accessCounts{ByKind: map[string]int{}, ByStatus: map[string]int{}}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("access log: %w", err)
+		return out, fmt.Errorf("access log: %w", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(io.NewSectionReader(f, from, to-from))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	out := map[string]int{}
+	seconds := map[string]int{}
 	first := true
 	for sc.Scan() {
 		line := sc.Text()
@@ -131,11 +168,19 @@ func countAccess(path string, from, to int64, prefix string) (map[string]int, er
 		if !ok || !strings.HasPrefix(a.path, prefix) {
 			continue
 		}
-		out[requestKind(a.method, strings.TrimPrefix(a.path, prefix))]++
+		out.ByKind[requestKind(a.method, strings.TrimPrefix(a.path, prefix))]++
+		out.ByStatus[strconv.Itoa(a.status)]++
+		if a.second != "" {
+			seconds[a.second]++
+		}
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("access log: %w", err)
+		return out, fmt.Errorf("access log: %w", err)
 	}
+	for _, n := range seconds {
+		out.PerSecond = append(out.PerSecond, n)
+	}
+	slices.Sort(out.PerSecond)
 	return out, nil
 }
 
@@ -157,6 +202,7 @@ func requestKind(method, rest string) string {
 type accessLine struct {
 	method, path string
 	status       int
+	second       string // the time field to the second, "" if it has none
 }
 
 // parseAccessLine reads one line of waitroom's text access log (slog's
@@ -191,6 +237,11 @@ func parseAccessLine(line string) (accessLine, bool) {
 			val, line = line[:end], line[end:]
 		}
 		switch key {
+		case "time":
+			// RFC 3339 to the second: 2006-01-02T15:04:05.
+			if len(val) >= 19 {
+				a.second = val[:19]
+			}
 		case "msg":
 			isRequest = val == "request"
 		case "method":
