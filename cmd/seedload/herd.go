@@ -162,12 +162,12 @@ func herdOnce(ctx context.Context, c herdConfig, a *api, co *checkout, p pace) (
 		first     time.Time
 		last      time.Time
 		tooEarly  atomic.Int64
-		connected atomic.Int64
+		settled   atomic.Int64 // visitors waiting on a socket, or whose socket failed
 		done      sync.WaitGroup
 	)
 	visitor := func(m ticketMsg, cookie string) {
 		defer done.Done()
-		tok, at, err := waitAdmitted(ctx, a, ws, c.Room, m.Ticket, cookie, &connected)
+		tok, at, err := waitAdmitted(ctx, a, ws, c.Room, m.Ticket, cookie, &settled)
 		if err != nil {
 			errs.add(err.Error())
 			return
@@ -203,8 +203,9 @@ func herdOnce(ctx context.Context, c herdConfig, a *api, co *checkout, p pace) (
 	if err != nil {
 		return nil, err
 	}
-	// Everyone waits on an open socket before the line moves.
-	for connected.Load() < int64(n) && ctx.Err() == nil {
+	// Everyone waits on an open socket (or has given up dialing) before the
+	// line moves.
+	for settled.Load() < int64(n) && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
 	}
 	r.Paused = false
@@ -229,8 +230,9 @@ func herdOnce(ctx context.Context, c herdConfig, a *api, co *checkout, p pace) (
 }
 
 // waitAdmitted holds the ticket's WebSocket until it is admitted: its token
-// and orderable_at.
-func waitAdmitted(ctx context.Context, a *api, ws *http.Client, room, ticket, cookie string, connected *atomic.Int64) (string, time.Time, error) {
+// and orderable_at. settled counts the visitor once its socket is open or
+// dialing it failed for good.
+func waitAdmitted(ctx context.Context, a *api, ws *http.Client, room, ticket, cookie string, settled *atomic.Int64) (string, time.Time, error) {
 	u := "ws" + strings.TrimPrefix(a.base, "http") + "/api/rooms/" + url.PathEscape(room) + "/tickets/" + url.PathEscape(ticket) + "/ws"
 	var conn *websocket.Conn
 	for try := 0; ; try++ {
@@ -242,13 +244,14 @@ func waitAdmitted(ctx context.Context, a *api, ws *http.Client, room, ticket, co
 			break
 		}
 		if try == 4 || ctx.Err() != nil {
+			settled.Add(1)
 			return "", time.Time{}, errors.New("ws dial")
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	defer conn.CloseNow()
 	conn.SetReadLimit(64 << 10)
-	connected.Add(1)
+	settled.Add(1)
 	for {
 		_, data, err := conn.Read(ctx)
 		if err != nil {
