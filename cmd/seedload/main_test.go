@@ -65,7 +65,7 @@ func TestExpectedRateIsTheSeeds(t *testing.T) {
 func TestCheckoutQueuesBeyondItsWorkers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	const service = 30 * time.Millisecond
+	const service = 200 * time.Millisecond // long enough that six requests sent at once overlap
 	co := newCheckout(ctx, 2, 10, service)
 	srv := httptest.NewServer(co)
 	defer srv.Close()
@@ -108,40 +108,28 @@ func TestCheckoutQueuesBeyondItsWorkers(t *testing.T) {
 func TestCheckoutRefusesBeyondItsQueue(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	co := newCheckout(ctx, 1, 0, time.Second)
+	co := newCheckout(ctx, 1, 0, 2*time.Second)
 	srv := httptest.NewServer(co)
 	defer srv.Close()
-	// The one worker is busy with the first order; with no queue the second
-	// is refused.
-	first := make(chan int, 1)
-	go func() {
-		resp, err := http.Get(srv.URL)
-		if err != nil {
-			first <- 0
-			return
-		}
-		resp.Body.Close()
-		first <- resp.StatusCode
-	}()
-	var status int
-	for range 100 {
-		resp, err := http.Get(srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if status = resp.StatusCode; status == http.StatusServiceUnavailable {
-			break
-		}
+	// Occupy the one worker: with no queue, the send returns only once the
+	// worker has taken the job.
+	busy := make(chan struct{})
+	co.jobs <- busy
+	start := time.Now()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if status != http.StatusServiceUnavailable {
-		t.Fatalf("status = %d, want 503 while the worker is busy", status)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("status = %d, want 503 while the worker is busy", resp.StatusCode)
 	}
-	if got := <-first; got != http.StatusOK {
-		t.Errorf("first order: %d", got)
+	if d := time.Since(start); d > 1500*time.Millisecond {
+		t.Errorf("refusal took %s: it waited for the worker", d)
 	}
-	if s := co.take(); s.Refused == 0 {
-		t.Errorf("refused = 0")
+	<-busy
+	if s := co.take(); s.Refused != 1 || s.Latency.N != 0 {
+		t.Errorf("stats = %+v, want one refused and no order", s)
 	}
 }
 
