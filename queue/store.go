@@ -14,6 +14,11 @@ var (
 	// ErrUnavailable: the store cannot be used now (unreachable, out of
 	// memory, loading); the caller answers 503 and degraded mode counts it.
 	ErrUnavailable = errors.New("queue: store unavailable")
+	// ErrBusy: every connection of this server to the store is in use. The
+	// store is up and this server is overloaded, so the caller answers 503
+	// and degraded mode does not count it: polling load alone must not turn
+	// the line off.
+	ErrBusy = errors.New("queue: store busy")
 	// ErrProofRequired: a new place needs a proof-of-work solution and none came.
 	ErrProofRequired = errors.New("queue: a new place needs a proof of work")
 	// ErrProofSpent: the solution was already used for a place.

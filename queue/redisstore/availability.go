@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,6 +20,9 @@ func (h availabilityHook) DialHook(next redis.DialHook) redis.DialHook { return 
 
 func (h availabilityHook) record(ctx context.Context, err error) {
 	if queue.Counted(ctx) {
+		if errors.Is(err, redis.ErrPoolTimeout) {
+			return // this server is busy, Redis is not gone: neither a failure nor an answer
+		}
 		if Unreachable(err) {
 			err = fail("call", err)
 		}

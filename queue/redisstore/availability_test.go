@@ -179,3 +179,49 @@ func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 	cancel()
 	<-done
 }
+
+// TestBusyPoolIsNotAnOutage: when every connection of this server is in use
+// (polling load), calls time out waiting for the pool. That is this server
+// being overloaded, not Redis gone: the caller gets queue.ErrBusy (503
+// busy) and the availability flag does not switch to degraded mode, which
+// would turn the line off because of load alone.
+func TestBusyPoolIsNotAnOutage(t *testing.T) {
+	srv := redistest.Shared(t)
+	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, PoolTimeout: 50 * time.Millisecond, MaxRetries: -1})
+	rdb.AddHook(redisstore.Hook(a))
+	t.Cleanup(func() { _ = rdb.Close() })
+	prefix := redistest.Prefix(t)
+	store := redisstore.New(rdb, prefix)
+	ctx := context.Background()
+
+	// The only connection blocks in BLPOP until the test pushes to its key.
+	wake := prefix + "wake"
+	held := make(chan error, 1)
+	go func() { held <- rdb.BLPop(ctx, 10*time.Second, wake).Err() }()
+	for rdb.PoolStats().TotalConns != 1 || rdb.PoolStats().IdleConns != 0 {
+		select {
+		case err := <-held:
+			t.Fatalf("BLPOP ended early: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	for range 5 {
+		_, err := store.GetRoom(ctx, "busy")
+		if !errors.Is(err, queue.ErrBusy) || errors.Is(err, queue.ErrUnavailable) {
+			t.Fatalf("a call on a full pool: %v, want ErrBusy and not ErrUnavailable", err)
+		}
+	}
+	if a.Degraded() {
+		t.Fatalf("a busy pool switched to degraded mode: %+v", a.State())
+	}
+	if err := srv.Client(t).LPush(ctx, wake, "x").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.GetRoom(ctx, "busy"); !errors.Is(err, queue.ErrRoomNotFound) {
+		t.Fatalf("after the pool freed up: %v, want ErrRoomNotFound", err)
+	}
+}

@@ -17,6 +17,9 @@ import (
 // fail wraps a Redis error for action; one that means Redis cannot be used
 // also matches queue.ErrUnavailable, the only form in which HTTP code sees it.
 func fail(action string, err error) error {
+	if errors.Is(err, redis.ErrPoolTimeout) {
+		return fmt.Errorf("redisstore: %s: %w: %w", action, queue.ErrBusy, err)
+	}
 	if Unreachable(err) {
 		return fmt.Errorf("redisstore: %s: %w: %w", action, queue.ErrUnavailable, err)
 	}
@@ -27,6 +30,9 @@ func fail(action string, err error) error {
 // be reached, or it refuses writes because it reached maxmemory (with
 // noeviction), as opposed to Redis answering with an error. Either way the
 // caller gets 503 with Retry-After and the failure counts towards degraded mode.
+// A pool timeout is not: every connection is busy with calls Redis is
+// answering (this server is overloaded); a Redis that stopped answering shows
+// as those calls' timeouts and the probe's.
 func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) {
 		return false
@@ -42,7 +48,7 @@ func Unreachable(err error) bool {
 		}
 	}
 	var ne net.Error
-	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) || errors.Is(err, redis.ErrPoolTimeout) ||
+	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)

@@ -22,6 +22,7 @@ var (
 	RoomNotFound   = Answer{Status: http.StatusNotFound, Code: "room_not_found", Message: "no such room"}
 	TicketNotFound = Answer{Status: http.StatusNotFound, Code: "ticket_not_found", Message: "no such ticket for this visitor"}
 	Unavailable    = Answer{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the waiting room cannot reach its store; retry shortly"}
+	Busy           = Answer{Status: http.StatusServiceUnavailable, Code: "busy", Message: "this server is overloaded; retry shortly"}
 )
 
 // Core answers an error of the line: a bad field, a room or ticket not
@@ -37,6 +38,8 @@ func Core(err error) (a Answer, ok bool) {
 		return TicketNotFound, true
 	case errors.Is(err, queue.ErrUnavailable):
 		return Unavailable, true
+	case errors.Is(err, queue.ErrBusy):
+		return Busy, true
 	}
 	return Answer{}, false
 }

@@ -18,6 +18,7 @@ func TestCoreErrorsMapOnce(t *testing.T) {
 		field  string
 	}{
 		{fmt.Errorf("redisstore: enter: %w: %w", queue.ErrUnavailable, errors.New("dial tcp: connection refused")), http.StatusServiceUnavailable, "unavailable", ""},
+		{fmt.Errorf("redisstore: status: %w: %w", queue.ErrBusy, errors.New("redis: connection pool timeout")), http.StatusServiceUnavailable, "busy", ""},
 		{fmt.Errorf("x: %w", queue.ErrRoomNotFound), http.StatusNotFound, "room_not_found", ""},
 		{queue.ErrTicketNotFound, http.StatusNotFound, "ticket_not_found", ""},
 		{&queue.FieldError{Field: "capacity", Message: "must be at least 1"}, http.StatusBadRequest, "invalid", "capacity"},
