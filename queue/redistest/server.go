@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -53,7 +54,9 @@ func (s *Server) URL() string { return "redis://" + s.addr + "/0" }
 // Client returns a client of the server, closed when the test ends.
 func (s *Server) Client(tb testing.TB) *redis.Client {
 	tb.Helper()
-	c := redis.NewClient(&redis.Options{Addr: s.addr})
+	// A generous pool timeout: tests are not about the pool, and a loaded
+	// machine running -race can keep many concurrent calls waiting.
+	c := redis.NewClient(&redis.Options{Addr: s.addr, PoolTimeout: 30 * time.Second})
 	tb.Cleanup(func() { _ = c.Close() })
 	return c
 }
