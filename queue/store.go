@@ -152,4 +152,5 @@ type Store interface {
 	Ticks
 	Events
 	Drill
+	Leases
 }
