@@ -169,12 +169,19 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 			interval := time.Duration(s.BatchIntervalMS) * time.Millisecond
 			next = interval
 			ttl := LeaseTTL(interval)
+			// Every server follows degraded mode, so the one that takes
+			// over after an outage still drops nobody for abandon_after_s.
+			eff := a.effective(s)
 			l, err := a.line.store.Lease(ctx, room, a.ID, now, ttl, interval, admitted)
 			if err != nil {
 				if !failing && ctx.Err() == nil {
 					a.line.log.Warn("admission: lease", "room", room, "err", err)
 				}
 				failing = true
+				if held { // unrenewed, it ends: count it gone at once
+					held = false
+					a.admitting.Add(-1)
+				}
 				break
 			}
 			admitted = time.Time{}
@@ -183,7 +190,6 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 				next = max(l.Until.Sub(now), time.Millisecond) // the holder renews before then, or dies
 				break
 			}
-			eff := a.effective(s)
 			if !l.Due {
 				eff.Paused = true
 			}
