@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -361,4 +362,126 @@ func expectWindows(t *testing.T, admits []paceAdmit, width time.Duration, most i
 		t.Errorf("%d admitted in the %v from %v, want ≤ %d", busiest, width, at, most)
 	}
 	t.Logf("busiest %v window: %d admitted (bound %d)", width, busiest, most)
+}
+
+// TestPaceHoldsInEverySlidingWindowInRealTime is the test above on the real
+// clock: three servers started at different moments, so their ticks have
+// their own phases (as two servers straddling a bucket did before the lease),
+// 2 per 100 ms, the one admitting crashed after a second. The windows are
+// measured on the admission times Redis recorded.
+func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 2.5 s of real time")
+	}
+	const servers, waiters = 3, 400
+	s := paceSettings()
+	s.BatchIntervalMS = 100
+	interval := time.Duration(s.BatchIntervalMS) * time.Millisecond
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	newLine := func() *queue.Line {
+		return queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), prefix), f.keys,
+			queue.LineOptions{Jitter: func(time.Duration) time.Duration { return 0 }})
+	}
+	first := newLine()
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	paused := s
+	paused.Paused = true
+	if err := first.PutRoom(ctx, "sale", paused); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, waiters)
+	for i := range waiters {
+		tk, _, err := first.Enter(ctx, "sale", fmt.Sprintf("v:%04d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tk.ID)
+	}
+	if err := first.PutRoom(ctx, "sale", s); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	by := map[string]int{} // admitted ticket -> the server that admitted it
+	adms := make([]*queue.Admitter, servers)
+	stops := make([]func(), servers)
+	for i := range servers {
+		line := first
+		if i > 0 {
+			line = newLine()
+		}
+		adm := queue.NewAdmitter(line)
+		adm.ID = fmt.Sprintf("server-%d", i)
+		adm.OnTick = func(_ string, _ queue.Settings, r queue.TickResult) {
+			mu.Lock()
+			for _, id := range r.Admitted {
+				by[id] = i
+			}
+			mu.Unlock()
+		}
+		sctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		wg.Go(func() { defer close(done); _ = adm.Run(sctx) })
+		adms[i], stops[i] = adm, func() { stop(); <-done }
+		// Started apart, not in step: phases that straddle the budget's buckets.
+		<-time.After(interval / 3)
+	}
+	<-time.After(time.Second)
+	crashed := -1
+	for i, adm := range adms {
+		if adm.Admitting() == 1 {
+			crashed = i
+		}
+	}
+	if crashed < 0 {
+		t.Fatal("no server admits the room")
+	}
+	stops[crashed]()
+	crashAt := time.Now()
+	<-time.After(1200 * time.Millisecond)
+	cancel()
+	wg.Wait()
+
+	tickets, _, err := first.StatusMany(context.Background(), "sale", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var admits []paceAdmit
+	for _, tk := range tickets {
+		if tk.State != queue.StateAdmitted {
+			continue
+		}
+		server, ok := by[tk.ID]
+		if !ok {
+			t.Fatalf("ticket %s admitted by nobody's tick", tk.ID)
+		}
+		admits = append(admits, paceAdmit{at: tk.AdmittedAt, server: server})
+	}
+	sort.Slice(admits, func(i, j int) bool { return admits[i].at.Before(admits[j].at) })
+
+	var last, handover time.Time
+	for _, a := range admits {
+		switch {
+		case a.server == crashed && a.at.After(crashAt):
+			t.Fatalf("the crashed server %d admitted at %v, after its crash at %v", crashed, a.at, crashAt)
+		case a.server == crashed:
+			last = a.at
+		case a.at.After(crashAt) && handover.IsZero():
+			handover = a.at
+		}
+	}
+	if handover.IsZero() {
+		t.Fatal("nobody took over after the crash")
+	}
+	// The lease's length, and one interval of slack for a machine under load.
+	if gap, most := handover.Sub(last), queue.LeaseTTL(interval)+interval; gap > most {
+		t.Errorf("handover took %v after the crashed server's last admission, want ≤ %v", gap, most)
+	} else {
+		t.Logf("handover: %v after the crashed server's last admission (lease %v)", gap, queue.LeaseTTL(interval))
+	}
+	expectWindows(t, admits, interval, int(s.BatchSize))
+	expectWindows(t, admits, time.Second, int(s.ConfiguredRate())+int(s.BatchSize))
 }
