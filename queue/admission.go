@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -11,10 +12,14 @@ import (
 const roomListInterval = time.Second
 
 // Admitter runs one admission loop per room on this server. Every server runs
-// it; the tick script's per-tick budget in Redis makes the pace hold for all
-// of them together, so a slot is never admitted twice.
+// it; a lease per room (Leases) lets one of them tick at a time, and the
+// tick script's per-tick budget in Redis still holds whoever ticks, so a
+// slot is never admitted twice.
 type Admitter struct {
 	line *Line
+	// ID names this server to the others in the rooms' leases; NewAdmitter
+	// makes a random one, waitroom sets it from --server-id.
+	ID string
 	// Degraded, when set, is the availability flag. While it is up the
 	// admission loop lets nobody in and drops nobody: the line's pages are
 	// on the accept page and cannot show a sign of life.
@@ -26,19 +31,25 @@ type Admitter struct {
 	wakes        map[string]chan struct{}
 	// OnTick, when set, hears every tick's result (metrics, push).
 	OnTick func(room string, s Settings, r TickResult)
+
+	admitting atomic.Int64 // rooms whose lease this server holds
 }
 
 // NewAdmitter returns an admitter over line; the epoch last seen is the
 // snapshot's, so a server restarted across a Redis data loss notices it.
-func NewAdmitter(line *Line) *Admitter { return &Admitter{line: line, epoch: line.snapEpoch} }
+func NewAdmitter(line *Line) *Admitter {
+	return &Admitter{line: line, epoch: line.snapEpoch, ID: RandomID()}
+}
 
 // Run starts and stops room loops as rooms come and go, until ctx ends.
 func (a *Admitter) Run(ctx context.Context) error {
 	running := map[string]context.CancelFunc{}
+	var loops sync.WaitGroup
 	defer func() {
 		for _, cancel := range running {
 			cancel()
 		}
+		loops.Wait() // a stopped admitter leaves no loop behind, nor any timer
 	}()
 	// A settings change made on any server wakes the room's loop, so a new
 	// pace applies within one tick of the new interval rather than after a
@@ -65,7 +76,8 @@ func (a *Admitter) Run(ctx context.Context) error {
 				if _, ok := running[room]; !ok {
 					rctx, cancel := context.WithCancel(ctx)
 					running[room] = cancel
-					go a.runRoom(rctx, room, a.wakeup(room))
+					wake := a.wakeup(room)
+					loops.Go(func() { a.runRoom(rctx, room, wake) })
 				}
 			}
 			for room, cancel := range running {
@@ -81,10 +93,12 @@ func (a *Admitter) Run(ctx context.Context) error {
 		} else if ctx.Err() == nil {
 			a.line.log.Warn("admission: list rooms", "err", err)
 		}
+		t := a.line.clock.NewTimer(roomListInterval)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return nil
-		case <-a.line.clock.After(roomListInterval):
+		case <-t.Chan():
 		}
 	}
 }
@@ -118,13 +132,24 @@ func (a *Admitter) wake(room string) {
 	}
 }
 
-// runRoom ticks one room at its configured pace. Settings are re-read every
-// tick, and a change wakes the loop at once; ticking early is safe because
-// the per-tick budget in Redis holds whoever ticks and when.
+// runRoom runs one room's admission on this server. Every server runs it;
+// only the holder of the room's lease ticks, the others retry when the
+// lease would end. Settings are re-read every round, and a change wakes the
+// loop at once; a tick earlier than an interval after the last admitting one
+// keeps house but admits nobody, so the pace holds in every sliding window.
 func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{}) {
 	failing := false
+	held := false
+	// admitted is the start of this server's last admitting tick until the
+	// lease has recorded it.
+	var admitted time.Time
+	defer func() {
+		if held {
+			a.admitting.Add(-1)
+		}
+	}()
 	for {
-		interval := 200 * time.Millisecond
+		next := 200 * time.Millisecond
 		s, err := a.line.store.GetRoom(ctx, room)
 		switch {
 		case errors.Is(err, ErrRoomNotFound):
@@ -139,26 +164,69 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 			}
 			failing = true
 		default:
-			a.line.remember(room, s, a.line.clock.Now())
-			interval = time.Duration(s.BatchIntervalMS) * time.Millisecond
+			now := a.line.clock.Now()
+			a.line.remember(room, s, now)
+			interval := time.Duration(s.BatchIntervalMS) * time.Millisecond
+			next = interval
+			ttl := LeaseTTL(interval)
+			// Every server follows degraded mode, so the one that takes
+			// over after an outage still drops nobody for abandon_after_s.
 			eff := a.effective(s)
-			r, err := a.line.Tick(ctx, room, &eff)
+			l, err := a.line.store.Lease(ctx, room, a.ID, now, ttl, interval, admitted)
+			if err != nil {
+				if !failing && ctx.Err() == nil {
+					a.line.log.Warn("admission: lease", "room", room, "err", err)
+				}
+				failing = true
+				if held { // unrenewed, it ends: count it gone at once
+					held = false
+					a.admitting.Add(-1)
+				}
+				break
+			}
+			admitted = time.Time{}
+			a.holding(room, &held, l)
+			if !l.Held {
+				next = max(l.Until.Sub(now), time.Millisecond) // the holder renews before then, or dies
+				break
+			}
+			if !l.Due {
+				eff.Paused = true
+			}
+			// The tick must not reach the store after the lease ended (a
+			// pause here); a store that honours deadlines refuses it then.
+			tctx, cancel := context.WithTimeout(ctx, l.Until.Sub(now))
+			r, err := a.line.Tick(tctx, room, &eff)
+			cancel()
 			if err != nil {
 				if !failing && ctx.Err() == nil {
 					a.line.log.Warn("admission: tick", "room", room, "err", err)
 				}
 				failing = true
-			} else {
-				if failing {
-					a.line.log.Info("admission: ticking again", "room", room)
-				}
-				failing = false
-				if a.OnTick != nil {
-					a.OnTick(room, s, r)
+				break
+			}
+			if failing {
+				a.line.log.Info("admission: ticking again", "room", room)
+			}
+			failing = false
+			if len(r.Admitted) > 0 {
+				// Recorded at once, so a holder taking over keeps the pace
+				// even when the lease is shorter than an interval; if this
+				// fails, the next round records it.
+				admitted = now
+				if _, err := a.line.store.Lease(ctx, room, a.ID, a.line.clock.Now(), ttl, interval, admitted); err == nil {
+					admitted = time.Time{}
 				}
 			}
+			if a.OnTick != nil {
+				a.OnTick(room, s, r)
+			}
+			if !l.Due {
+				next = l.LastTick.Add(interval).Sub(now)
+			}
+			next = min(next, ttl/2) // renewed well before it ends
 		}
-		t := a.line.clock.NewTimer(interval)
+		t := a.line.clock.NewTimer(next)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -169,6 +237,22 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 		}
 	}
 }
+
+// holding keeps the count of rooms this server admits and logs changes of hands.
+func (a *Admitter) holding(room string, held *bool, l Lease) {
+	switch {
+	case l.Held && !*held:
+		a.admitting.Add(1)
+		a.line.log.Info("admission: this server admits the room now", "room", room, "server", a.ID, "previous", l.Previous)
+	case !l.Held && *held:
+		a.admitting.Add(-1)
+		a.line.log.Warn("admission: another server took over the room", "room", room, "server", a.ID, "holder", l.Holder)
+	}
+	*held = l.Held
+}
+
+// Admitting is how many rooms this server admits now (holds the lease of).
+func (a *Admitter) Admitting() int { return int(a.admitting.Load()) }
 
 // checkEpoch compares Redis's epoch with the one this server saw last. A
 // Redis restarted without persistence comes back empty with a new epoch:

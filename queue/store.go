@@ -157,4 +157,5 @@ type Store interface {
 	Ticks
 	Events
 	Drill
+	Leases
 }

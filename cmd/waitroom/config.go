@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -78,6 +79,9 @@ type config struct {
 	PushPerTicket int
 	PushPerIP     int
 	MaxConns      int
+
+	// ServerID names this server in the rooms' admitter leases (and their logs).
+	ServerID string
 	// Wrong admin tokens (API and dashboard sign-in) allowed per minute,
 	// per client address and from everyone together, before 429.
 	AdminFailuresPerIP int
@@ -182,6 +186,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
 	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
 	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
+	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
 		fs.PrintDefaults()
@@ -321,6 +326,11 @@ func (c *config) validate() error {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want 0 (no cap) or more", n.name, n.v))
 		}
+	}
+	if c.ServerID == "" {
+		c.ServerID = defaultServerID()
+	} else if !validServerID(c.ServerID) {
+		errs = append(errs, fmt.Errorf("--server-id %q: want 1 to 128 printable characters without spaces", c.ServerID))
 	}
 	if (throttle.Limit{N: c.AdminFailuresPerIP, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-per-ip %d: want 1 to 1000000", c.AdminFailuresPerIP))
@@ -462,4 +472,26 @@ func parseRedisURL(raw string) (*redis.UniversalOptions, error) {
 		o.PoolSize = 256
 	}
 	return o, nil
+}
+
+// defaultServerID is unique per process: two servers on one host, or one
+// restarted with the same pid, must not share a lease.
+func defaultServerID() string {
+	host, err := os.Hostname()
+	if err != nil || !validServerID(host) {
+		host = "waitroom"
+	}
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), queue.RandomID()[:8])
+}
+
+func validServerID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if r <= ' ' || r == 0x7f {
+			return false
+		}
+	}
+	return true
 }

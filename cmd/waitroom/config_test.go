@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -51,6 +53,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		want string
 	}{
 		{[]string{"--addr", "nope"}, env(), "--addr"},
+		{[]string{"--server-id", "a b"}, env(), "--server-id"},
+		{nil, env("WAITROOM_SERVER_ID", strings.Repeat("x", 129)), "--server-id"},
 		{[]string{"--redis-url", "http://x"}, env(), "--redis-url"},
 		{nil, env("WAITROOM_REDIS_URL", "mysql://x"), "--redis-url"},
 		{[]string{"--admin-token", "short"}, env(), "--admin-token"},
@@ -200,4 +204,24 @@ func FuzzRedisURLNeverEchoesPassword(f *testing.F) {
 			t.Fatalf("the error for %q shows the password: %v", raw, err)
 		}
 	})
+}
+
+// TestConfigServerID: named by the flag or its twin, or unique per process
+// by default, so two servers on one host never share a lease.
+func TestConfigServerID(t *testing.T) {
+	a, err := parseConfig(nil, env(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := parseConfig(nil, env(), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.ServerID == "" || a.ServerID == b.ServerID || !strings.Contains(a.ServerID, fmt.Sprintf("-%d-", os.Getpid())) {
+		t.Fatalf("default server ids: %q, %q", a.ServerID, b.ServerID)
+	}
+	c, err := parseConfig(nil, env("WAITROOM_SERVER_ID", "web-1"), io.Discard)
+	if err != nil || c.ServerID != "web-1" {
+		t.Fatalf("server id from the environment: %q %v", c.ServerID, err)
+	}
 }

@@ -141,7 +141,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	defer closeKafka()
 
-	src := metrics.Sources{Rooms: store, Avail: avail, Outbox: ob, Activation: ctl, Logger: log,
+	adm := queue.NewAdmitter(line)
+	src := metrics.Sources{Rooms: store, Avail: avail, Outbox: ob, Activation: ctl, Logger: log, Admitter: adm,
 		Hub: metrics.HubFunc(func() push.Stats { return srv.PushStats() })}
 	if meter != nil {
 		src.Gate = meter
@@ -230,7 +231,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 		return nil
 	})
-	adm := queue.NewAdmitter(line)
+	adm.ID = cfg.ServerID
 	adm.Degraded = avail.Degraded
 	adm.OnTick = func(room string, _ queue.Settings, r queue.TickResult) {
 		for _, w := range r.Waits {

@@ -61,6 +61,9 @@ var cases = []struct {
 	{"RoomsAndEpoch", testRoomsAndEpoch},
 	{"ListenHearsAdmissionsAndRoomChanges", testListenHearsAdmissionsAndRoomChanges},
 	{"DrillReachesEveryServer", testDrillReachesEveryServer},
+	{"LeaseHasOneHolderAtATime", testLeaseHasOneHolderAtATime},
+	{"LeaseKeepsThePaceAcrossHolders", testLeaseKeepsThePaceAcrossHolders},
+	{"LeaseGoesWithTheRoom", testLeaseGoesWithTheRoom},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

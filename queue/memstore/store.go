@@ -53,6 +53,7 @@ type room struct {
 	pow      map[string]int64 // spent challenge -> expiry (ms)
 	places   map[string]*bucket
 	enters   map[string]float64 // GCRA theoretical arrival time (s) per bucket
+	lease    lease              // the admitter lease
 }
 
 type waiter struct {
@@ -151,7 +152,7 @@ func (s *Store) DeleteRoom(_ context.Context, room string) error {
 func (r *room) empty() bool {
 	return r.settings == nil && len(r.visitors) == 0 && len(r.tickets) == 0 && r.seq == 0 && len(r.q) == 0 &&
 		len(r.active) == 0 && len(r.ended) == 0 && len(r.stats) == 0 && !r.rated && len(r.admits) == 0 &&
-		r.budget.start < 0
+		r.budget.start < 0 && r.lease == lease{}
 }
 
 func (s *Store) ListRooms(context.Context) ([]string, error) {

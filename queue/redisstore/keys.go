@@ -4,6 +4,8 @@ package redisstore
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
 	settings, visitors, tickets, seq, q, seen, active, ended, budget, stats, admits, events, activation string
+	// admitter is the room's admitter lease (lease.lua).
+	admitter string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 }
@@ -50,6 +52,7 @@ func keysFor(prefix, room string) roomKeys {
 		// activation is kept by queue/adaptive; listed so DeleteRoom removes it.
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
+		admitter:   b + "admitter",
 	}
 }
 
@@ -58,5 +61,5 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter}
 }

@@ -44,4 +44,8 @@ var (
 	//go:embed lua/active.lua
 	activeLua    string
 	activeScript = redis.NewScript(activeLua)
+
+	//go:embed lua/lease.lua
+	leaseLua    string
+	leaseScript = redis.NewScript(leaseLua)
 )

@@ -65,6 +65,7 @@ type Sources struct {
 	Outbox     OutboxCounts
 	Activation Activation
 	Gate       Gate
+	Admitter   Admitter
 	Now        func() time.Time // time.Now when nil
 	Logger     *slog.Logger     // slog.Default() when nil
 }
@@ -128,7 +129,7 @@ func New(reg prometheus.Registerer, src Sources) (*Metrics, error) {
 			Help: "Adaptive lines opened or closed by this server's evaluations, by room and new state (open, closed).",
 		}, []string{"room", "to"}),
 	}
-	m.own = []prometheus.Collector{m.redisDuration, m.redisErrors, m.wait, m.kafkaErrors, m.transitions, newCollector(src), newCapacityCollector(src)}
+	m.own = []prometheus.Collector{m.redisDuration, m.redisErrors, m.wait, m.kafkaErrors, m.transitions, newCollector(src), newCapacityCollector(src), newAdmitterCollector(src.Admitter)}
 	for _, c := range m.own {
 		if err := reg.Register(c); err != nil {
 			return nil, fmt.Errorf("metrics: register: %w", err)
