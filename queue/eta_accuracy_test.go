@@ -27,9 +27,9 @@ type shown struct {
 	old, point, low, high, actual float64 // seconds
 	// pace is position over the pace of the moment, as only someone who
 	// knows the pace exactly could say: the best any estimate can do.
-	pace float64
-	waiter                        int
-	at                            time.Duration
+	pace   float64
+	waiter int
+	at     time.Duration
 	// settled: the pace did not change between this read and the admission,
 	// so the pace of the moment could tell the wait.
 	settled bool
@@ -188,8 +188,8 @@ func meanP90(v []float64) (mean, p90 float64) {
 func TestETAAgainstReality(t *testing.T) {
 	const every = 5 * time.Second
 	xs := lineRun(t, 300, 100*time.Millisecond, every, []paceStep{
-		{At: 0, BatchSize: 1, Interval: 4 * time.Second},                  // slow: 0.25/s
-		{At: 120 * time.Second, BatchSize: 2, Interval: time.Second},      // fast: 2/s
+		{At: 0, BatchSize: 1, Interval: 4 * time.Second},             // slow: 0.25/s
+		{At: 120 * time.Second, BatchSize: 2, Interval: time.Second}, // fast: 2/s
 		{At: 180 * time.Second, BatchSize: 2, Interval: time.Second, Paused: true},
 		{At: 210 * time.Second, BatchSize: 1, Interval: 2 * time.Second}, // medium: 0.5/s
 	})
