@@ -124,19 +124,23 @@ func (e *Estimator) Observe(room string, s *Settings, now time.Time) {
 	e.observe(room, s, now)
 }
 
-func (e *Estimator) observe(room string, s *Settings, now time.Time) *roomPace {
+// observe returns the room's state at now, and whether it is new here.
+func (e *Estimator) observe(room string, s *Settings, now time.Time) (*roomPace, bool) {
 	e.sweep(now)
 	p := paceOf(s)
 	r := e.rooms[room]
 	switch {
 	case r == nil:
-		r = &roomPace{pace: p, since: now, at: now, prior: p.rate()}
+		// A room first seen here (this server just started) has likely had
+		// its pace for long: the store's measure is trusted at once.
+		r = &roomPace{pace: p, since: now.Add(-RateWindow), at: now, prior: p.rate()}
 		r.rate = r.prior
 		e.rooms[room] = r
+		return r, true
 	case r.pace != p:
 		r.rebase(p, now)
 	}
-	return r
+	return r, false
 }
 
 // sweep forgets rooms nobody asked about lately, at most once a minute.
@@ -170,10 +174,16 @@ func (e *Estimator) Wait(room string, s *Settings, measured float64, position in
 		return Estimate{}
 	}
 	e.mu.Lock()
-	r := e.observe(room, s, now)
+	r, fresh := e.observe(room, s, now)
+	if fresh && measured > 0 && !math.IsInf(measured, 0) {
+		r.rate = measured // nothing to smooth yet
+	}
 	r.update(measured, now)
 	rate, w := r.rate, r.trust(now)
 	e.mu.Unlock()
+	if measured <= 0 {
+		w = 0 // nothing measured: the range stays wide
+	}
 	if position <= 0 {
 		return Estimate{Known: true}
 	}

@@ -24,9 +24,8 @@ func TestEstimateFromConfiguredPaceUntilMeasured(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	e := queue.NewEstimator()
 	s := paceSettings(1, 4*time.Second) // 0.25/s
-	// A new room's store reports a rate from before (or the batch rate):
-	// not yet a measure of this pace.
-	got := e.Ticket(waiting(17, 2), &s, clock.Now())
+	// Nothing measured yet.
+	got := e.Ticket(waiting(17, 0), &s, clock.Now())
 	if got.Point != 68*time.Second {
 		t.Fatalf("#17 at one per 4 s: %v, want 68s from the configured pace", got.Point)
 	}
@@ -44,6 +43,16 @@ func TestEstimateFromConfiguredPaceUntilMeasured(t *testing.T) {
 	}
 	if w := got.High - got.Low; w >= 40*time.Second {
 		t.Errorf("measured range %v–%v still %v wide", got.Low, got.High, w)
+	}
+}
+
+func TestEstimateTrustsTheStoreForARoomFirstSeen(t *testing.T) {
+	// A server that just started: the room's pace is not new, only to this
+	// server, and the store's measure (capacity holds it to 0.2/s) counts.
+	e := queue.NewEstimator()
+	s := paceSettings(1, 4*time.Second)
+	if got := e.Ticket(waiting(17, 0.2), &s, time.Now()); got.Point != 85*time.Second {
+		t.Errorf("first read on a fresh server: %v, want 85s from the store's measure", got.Point)
 	}
 }
 
