@@ -219,6 +219,19 @@ func etaAgainstReality(t *testing.T, leaveEvery int, paces []paceStep, maxRel, m
 	settled := slices.DeleteFunc(slices.Clone(xs), func(x shown) bool { return !x.settled })
 	old := errorsOf(xs, func(x shown) float64 { return x.old }, every)
 	cur := errorsOf(xs, func(x shown) float64 { return x.point }, every)
+	// Right after a change: settled reads within a minute of the last
+	// change, while the store's measure still holds the old pace.
+	afterChange := slices.DeleteFunc(slices.Clone(settled), func(x shown) bool {
+		last := time.Duration(0)
+		for _, p := range paces {
+			if p.At <= x.at {
+				last = p.At
+			}
+		}
+		return last == 0 || x.at-last >= queue.RateWindow
+	})
+	oldC := errorsOf(afterChange, func(x shown) float64 { return x.old }, every)
+	curC := errorsOf(afterChange, func(x shown) float64 { return x.point }, every)
 	oldS := errorsOf(settled, func(x shown) float64 { return x.old }, every)
 	curS := errorsOf(settled, func(x shown) float64 { return x.point }, every)
 	ideal := errorsOf(xs, func(x shown) float64 { return x.pace }, every)
@@ -235,12 +248,13 @@ func etaAgainstReality(t *testing.T, leaveEvery int, paces []paceStep, maxRel, m
 			inAll++
 		}
 	}
-	t.Logf("%d estimates shown to the waiters admitted, %d of them settled (no pace change before the admission)", len(xs), len(settled))
+	t.Logf("%d estimates shown to the waiters admitted, %d of them settled (no pace change before the admission), %d of those within a minute of a change", len(xs), len(settled), len(afterChange))
 	t.Logf("| estimator | mean abs error | p90 abs error | mean error / true wait | p90 error / true wait | mean jump between reads |")
 	for _, r := range []struct {
 		name string
 		e    etaErrors
-	}{{"old, all", old}, {"new, all", cur}, {"pace of the moment, all", ideal}, {"old, settled", oldS}, {"new, settled", curS}} {
+	}{{"old, all", old}, {"new, all", cur}, {"pace of the moment, all", ideal}, {"old, settled", oldS}, {"new, settled", curS},
+		{"old, settled, within a minute of a change", oldC}, {"new, settled, within a minute of a change", curC}} {
 		t.Logf("| %s | %.1f s | %.1f s | %.0f%% | %.0f%% | %.1f s |", r.name, r.e.mae, r.e.p90, 100*r.e.relMAE, 100*r.e.relP90, r.e.jump)
 	}
 	t.Logf("the true wait fell inside the new range [eta_low_s, eta_high_s] for %.0f%% of the settled estimates, %.0f%% of all", 100*cover, 100*float64(inAll)/float64(len(xs)))
@@ -254,6 +268,9 @@ func etaAgainstReality(t *testing.T, leaveEvery int, paces []paceStep, maxRel, m
 	if curS.mae > 0.5*oldS.mae || curS.p90 > 0.5*oldS.p90 || curS.jump > 0.5*oldS.jump {
 		t.Errorf("settled reads: new not clearly better: mean %.1f s vs %.1f s, p90 %.1f s vs %.1f s, jump %.1f s vs %.1f s",
 			curS.mae, oldS.mae, curS.p90, oldS.p90, curS.jump, oldS.jump)
+	}
+	if len(afterChange) == 0 || curC.mae > 0.5*oldC.mae {
+		t.Errorf("right after a change (%d reads): mean error %.1f s, old %.1f s: want re-based at once", len(afterChange), curC.mae, oldC.mae)
 	}
 	if curS.relMAE > maxRel || curS.relP90 > maxRelP90 {
 		t.Errorf("settled reads: new off by %.0f%% on average, %.0f%% at p90: want within %.0f%% and %.0f%%", 100*curS.relMAE, 100*curS.relP90, 100*maxRel, 100*maxRelP90)
