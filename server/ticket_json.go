@@ -9,22 +9,20 @@ import (
 
 // ticketJSON is the one ticket shape: enter, status and every push message.
 type ticketJSON struct {
-	Room     string      `json:"room"`
-	Ticket   string      `json:"ticket"`
-	State    queue.State `json:"state"`
-	Position int64       `json:"position"`
-	Waiting  int64       `json:"waiting"`
-	ETAS     *int64      `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
-	// ETALowS and ETAHighS are the range the wait most likely falls in,
-	// wide until the pace is measured; null with eta_s.
-	ETALowS      *int64  `json:"eta_low_s"`
-	ETAHighS     *int64  `json:"eta_high_s"`
-	NextUpdateMS int64   `json:"next_update_ms"`
-	Token        *string `json:"token"`
-	OrderableAt  *string `json:"orderable_at"`
-	RedirectURL  *string `json:"redirect_url"`
-	Paused       bool    `json:"paused"`
-	AcceptURL    *string `json:"accept_url"` // set when bypassed: Redis is down, submit an intent there
+	Room         string      `json:"room"`
+	Ticket       string      `json:"ticket"`
+	State        queue.State `json:"state"`
+	Position     int64       `json:"position"`
+	Waiting      int64       `json:"waiting"`
+	ETAS         *int64      `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
+	ETALowS      *int64      `json:"eta_low_s"`
+	ETAHighS     *int64      `json:"eta_high_s"` // with eta_low_s, the range the wait most likely falls in; null with eta_s
+	NextUpdateMS int64       `json:"next_update_ms"`
+	Token        *string     `json:"token"`
+	OrderableAt  *string     `json:"orderable_at"`
+	RedirectURL  *string     `json:"redirect_url"`
+	Paused       bool        `json:"paused"`
+	AcceptURL    *string     `json:"accept_url"` // set when bypassed: Redis is down, submit an intent there
 	// EntryPosition and EnteredAt are the place and time at entry, for the
 	// page's progress since entry and "in line since"; 0 and null unless
 	// waiting or admitted.
