@@ -157,3 +157,18 @@ func TestEstimateUnknownAndEdges(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkEstimatorTicket: every push to every waiter asks the estimator,
+// from many goroutines at once.
+func BenchmarkEstimatorTicket(b *testing.B) {
+	e := queue.NewEstimator()
+	s := paceSettings(10, 200*time.Millisecond)
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		i := int64(0)
+		for pb.Next() {
+			i++
+			e.Ticket(waiting(1+i%5000, 40), &s, start.Add(time.Duration(i)*time.Microsecond))
+		}
+	})
+}
