@@ -13,6 +13,8 @@ import (
 
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/memstore"
+	"github.com/waitroom/waitroom/queue/redisstore"
+	"github.com/waitroom/waitroom/queue/redistest"
 )
 
 // paceStep is the pace a room runs at from At (since the start) on.
@@ -46,7 +48,10 @@ func lineRun(t *testing.T, n int, arriveEvery, readEvery time.Duration, sh lineS
 	t.Helper()
 	ctx := context.Background()
 	clock := clockwork.NewFakeClockAt(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
-	store := memstore.New()
+	store := sh.store
+	if store == nil {
+		store = memstore.New()
+	}
 	line := queue.NewLine(store, nil, queue.LineOptions{Clock: clock, Jitter: func(time.Duration) time.Duration { return 0 }})
 	s := queue.DefaultSettings()
 	s.Capacity, s.SessionTTLS, s.AbandonAfterS, s.JitterMS = 10_000, 3600, 120, 0
@@ -224,6 +229,12 @@ func TestETAAgainstReality(t *testing.T) {
 	t.Run("everyone stays", func(t *testing.T) { etaAgainstReality(t, lineShape{}, paces, etaBounds{0.10, 0.20, 1}) })
 	// Leavers ahead move a waiter faster than admissions do: no estimator
 	// here knows of them, so the bounds are looser.
+	// The same line on a real redis-server: the Lua scripts measure the
+	// rate the estimates are made of.
+	t.Run("everyone stays, on Redis", func(t *testing.T) {
+		store := redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t))
+		etaAgainstReality(t, lineShape{store: store}, paces, etaBounds{0.10, 0.20, 1})
+	})
 	t.Run("one in ten leaves", func(t *testing.T) {
 		etaAgainstReality(t, lineShape{leaveEvery: 10}, paces, etaBounds{0.20, 0.40, 1})
 	})
@@ -242,6 +253,7 @@ func TestETAAgainstReality(t *testing.T) {
 // hold, each keeps its slot that long once admitted (capacity, when set,
 // then bounds the pace).
 type lineShape struct {
+	store      queue.Store // the memory store when nil
 	leaveEvery int
 	capacity   int64
 	hold       func(i int) time.Duration
