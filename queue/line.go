@@ -33,6 +33,7 @@ type Line struct {
 	snap   RoomSnapshot
 	// snapEpoch is Redis's data epoch as the snapshot last saw it.
 	snapEpoch string
+	eta       *Estimator
 
 	mu    sync.Mutex
 	cache map[string]cachedRoom
@@ -63,7 +64,7 @@ type LineOptions struct {
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
-		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom)}
+		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom), eta: NewEstimator()}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
 	}
@@ -160,6 +161,7 @@ func (l *Line) remember(room string, s Settings, now time.Time) {
 	l.mu.Lock()
 	l.cache[room] = cachedRoom{settings: s, at: now}
 	l.mu.Unlock()
+	l.eta.Observe(room, &s, now)
 	if l.snap != nil {
 		if err := l.snap.SaveRoom(context.Background(), room, s); err != nil {
 			l.log.Warn("queue: save room snapshot", "room", room, "err", err)
@@ -349,15 +351,8 @@ func (l *Line) Complete(ctx context.Context, tok, room string) (Verdict, error) 
 	return v, nil
 }
 
-// ETA is the estimated wait of a waiter: position over the measured rate,
-// or the configured rate until there is a measure.
-func ETA(t Ticket, s *Settings) time.Duration {
-	if t.State != StateWaiting || t.Position <= 0 {
-		return 0
-	}
-	rate := t.Rate
-	if rate <= 0 {
-		rate = s.ConfiguredRate()
-	}
-	return time.Duration(float64(t.Position) / rate * float64(time.Second))
+// Estimate is a ticket's estimated wait now (eta.go): this server's
+// estimator, re-based whenever this line loads a room's new settings.
+func (l *Line) Estimate(t Ticket, s *Settings) Estimate {
+	return l.eta.Ticket(t, s, l.clock.Now())
 }

@@ -14,7 +14,7 @@ import (
 type enterer interface {
 	roomReader
 	cachedRooms
-	tokenSigner
+	ticketViewer
 	clientLimiter
 	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	Now() time.Time

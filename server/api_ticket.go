@@ -14,7 +14,7 @@ import (
 type statusReader interface {
 	roomReader
 	cachedRooms
-	tokenSigner
+	ticketViewer
 	Status(ctx context.Context, room, ticketID, identity string) (queue.Ticket, queue.Settings, error)
 }
 

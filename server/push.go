@@ -15,7 +15,7 @@ import (
 
 // manyReader is what the push fetcher needs of the line.
 type manyReader interface {
-	tokenSigner
+	ticketViewer
 	cachedRooms
 	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
 }

@@ -15,6 +15,8 @@ type ticketJSON struct {
 	Position     int64       `json:"position"`
 	Waiting      int64       `json:"waiting"`
 	ETAS         *int64      `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
+	ETALowS      *int64      `json:"eta_low_s"`
+	ETAHighS     *int64      `json:"eta_high_s"` // with eta_low_s, the range the wait most likely falls in; null with eta_s
 	NextUpdateMS int64       `json:"next_update_ms"`
 	Token        *string     `json:"token"`
 	OrderableAt  *string     `json:"orderable_at"`
@@ -31,12 +33,13 @@ type ticketJSON struct {
 // jsonTime is the ticket's time format: RFC 3339 in UTC with milliseconds.
 const jsonTime = "2006-01-02T15:04:05.000Z07:00"
 
-// tokenSigner is what a ticket view needs of the line.
-type tokenSigner interface {
+// ticketViewer is what a ticket view needs of the line.
+type ticketViewer interface {
 	Token(t queue.Ticket) (string, error)
+	Estimate(t queue.Ticket, s *queue.Settings) queue.Estimate
 }
 
-func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJSON, error) {
+func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJSON, error) {
 	v := ticketJSON{
 		Room: t.Room, Ticket: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
 		Paused: s.Paused,
@@ -50,9 +53,8 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 	}
 	switch t.State {
 	case queue.StateWaiting:
-		if !s.Paused {
-			eta := int64(queue.ETA(t, s).Round(time.Second) / time.Second)
-			v.ETAS = &eta
+		if e := sig.Estimate(t, s); e.Known {
+			v.ETAS, v.ETALowS, v.ETAHighS = seconds(e.Point), seconds(e.Low), seconds(e.High)
 		}
 		v.NextUpdateMS = s.TierInterval(t.Position).Milliseconds()
 	case queue.StateAdmitted:
@@ -68,6 +70,12 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
 	}
 	return v, nil
+}
+
+// seconds is a duration in whole seconds, rounded.
+func seconds(d time.Duration) *int64 {
+	n := int64(d.Round(time.Second) / time.Second)
+	return &n
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.

@@ -45,6 +45,8 @@ var catalogue = map[Lang]map[string]string{
 		"eta.minutes.other":        "about {n} minutes",
 		"eta.hours.one":            "about 1 hour",
 		"eta.hours.other":          "about {n} hours",
+		"eta.range_minutes":        "about {lo}–{hi} minutes",
+		"eta.range_hours":          "about {lo}–{hi} hours",
 		"conn.refresh.one":         "This page refreshes every second",
 		"conn.refresh.other":       "This page refreshes every {n} seconds",
 		"conn.connecting":          "Connecting…",
@@ -289,6 +291,8 @@ var catalogue = map[Lang]map[string]string{
 		"eta.under_minute":         "1분 미만",
 		"eta.minutes.other":        "약 {n}분",
 		"eta.hours.other":          "약 {n}시간",
+		"eta.range_minutes":        "약 {lo}–{hi}분",
+		"eta.range_hours":          "약 {lo}–{hi}시간",
 		"conn.refresh.other":       "이 페이지는 {n}초마다 새로고침됩니다",
 		"conn.connecting":          "연결 중…",
 		"conn.ws":                  "실시간 업데이트 중",
@@ -522,6 +526,7 @@ var clientKeys = []string{
 	"waiting.total.one", "waiting.total.other",
 	"eta.unknown", "eta.under_minute",
 	"eta.minutes.one", "eta.minutes.other", "eta.hours.one", "eta.hours.other",
+	"eta.range_minutes", "eta.range_hours",
 	"conn.connecting", "conn.ws", "conn.sse", "conn.poll", "conn.reconnecting",
 	"admitted.countdown.one", "admitted.countdown.other", "admitted.now",
 	"checking.body", "checking.failed", "embed.joining",
@@ -645,6 +650,30 @@ func ETAWords(lang Lang, seconds int64) string {
 		return Tn(lang, "eta.minutes", minutes)
 	}
 	return Tn(lang, "eta.hours", max((seconds+1800)/3600, 1))
+}
+
+// ETARangeWords says an estimate with its range (queue.Estimate) in plain
+// words: "less than a minute" only when even the high end is, "about 3–5
+// minutes" when the ends round to different minutes, else as ETAWords says
+// the point. A negative low or high (no range) says the point alone. The
+// client's etaRangeWords in web/format.ts rounds the same way.
+func ETARangeWords(lang Lang, low, point, high int64) string {
+	if point < 0 || low < 0 || high < 0 {
+		return ETAWords(lang, point)
+	}
+	low, high = min(low, point), max(high, point)
+	if high < 60 {
+		return T(lang, "eta.under_minute")
+	}
+	// Rounded half up, as ETAWords; the ends never cross.
+	lo, hi, key, single := max((low+30)/60, 1), (high+30)/60, "eta.range_minutes", "eta.minutes"
+	if hi >= 60 {
+		lo, hi, key, single = max((low+1800)/3600, 1), (high+1800)/3600, "eta.range_hours", "eta.hours"
+	}
+	if hi <= lo {
+		return Tn(lang, single, lo)
+	}
+	return strings.NewReplacer("{lo}", FormatNumber(lang, lo), "{hi}", FormatNumber(lang, hi)).Replace(T(lang, key))
 }
 
 // ClientStrings returns the strings the waiting page script needs, for

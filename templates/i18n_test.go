@@ -69,6 +69,34 @@ func TestETAWords(t *testing.T) {
 	}
 }
 
+// The same table as etaRangeCases in web/format.test.ts.
+func TestETARangeWords(t *testing.T) {
+	cases := []struct {
+		low, point, high int64
+		en, ko           string
+	}{
+		{-1, -1, -1, "Working it out…", "계산 중…"},
+		{-1, 200, -1, "about 3 minutes", "약 3분"}, // no range: the point
+		{0, 20, 59, "less than a minute", "1분 미만"},
+		{30, 50, 70, "about 1 minute", "약 1분"}, // not "less than a minute": it may take longer
+		{41, 68, 140, "about 1–2 minutes", "약 1–2분"},
+		{150, 240, 300, "about 3–5 minutes", "약 3–5분"},
+		{170, 180, 200, "about 3 minutes", "약 3분"},
+		{300, 200, 100, "about 3 minutes", "약 3분"}, // ends that cross the point are ignored
+		{2400, 3000, 5400, "about 1–2 hours", "약 1–2시간"},
+		{3000, 3600, 5000, "about 1 hour", "약 1시간"},
+		{36_000_000, 36_000_000, 72_000_000, "about 10,000–20,000 hours", "약 10,000–20,000시간"},
+	}
+	for _, c := range cases {
+		if got := ETARangeWords(English, c.low, c.point, c.high); got != c.en {
+			t.Errorf("ETARangeWords(en, %d, %d, %d) = %q, want %q", c.low, c.point, c.high, got, c.en)
+		}
+		if got := ETARangeWords(Korean, c.low, c.point, c.high); got != c.ko {
+			t.Errorf("ETARangeWords(ko, %d, %d, %d) = %q, want %q", c.low, c.point, c.high, got, c.ko)
+		}
+	}
+}
+
 func TestTnAndNumbers(t *testing.T) {
 	cases := []struct {
 		lang Lang

@@ -28,12 +28,13 @@ type WaitingProps struct {
 }
 
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no
-// estimate yet.
+// estimate yet; ETALowSeconds and ETAHighSeconds < 0, no range.
 type TicketView struct {
 	Ticket                        string
 	State                         vocab.State
 	Position, Waiting             int64
 	ETASeconds                    int64
+	ETALowSeconds, ETAHighSeconds int64
 	NextUpdateMS                  int64
 	Paused                        bool
 	Token, RedirectURL, AcceptURL string
@@ -63,6 +64,8 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		Position     int64       `json:"position"`
 		Waiting      int64       `json:"waiting"`
 		ETAS         *int64      `json:"eta_s"`
+		ETALowS      *int64      `json:"eta_low_s"`
+		ETAHighS     *int64      `json:"eta_high_s"`
 		NextUpdateMS int64       `json:"next_update_ms"`
 		Token        *string     `json:"token"`
 		OrderableAt  *string     `json:"orderable_at"`
@@ -76,11 +79,14 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 	}
 	v := TicketView{
 		Ticket: j.Ticket, State: j.State, Position: j.Position, Waiting: j.Waiting,
-		ETASeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
+		ETASeconds: -1, ETALowSeconds: -1, ETAHighSeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
 		Token: deref(j.Token), RedirectURL: deref(j.RedirectURL), AcceptURL: deref(j.AcceptURL),
 	}
 	if j.ETAS != nil {
 		v.ETASeconds = *j.ETAS
+	}
+	if j.ETALowS != nil && j.ETAHighS != nil {
+		v.ETALowSeconds, v.ETAHighSeconds = *j.ETALowS, *j.ETAHighS
 	}
 	if j.OrderableAt != nil {
 		t, err := time.Parse(time.RFC3339Nano, *j.OrderableAt)

@@ -698,9 +698,9 @@ func waitingBlock(p WaitingProps) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var42 string
-		templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(ETAWords(p.Lang, p.Ticket.ETASeconds))
+		templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(ETARangeWords(p.Lang, p.Ticket.ETALowSeconds, p.Ticket.ETASeconds, p.Ticket.ETAHighSeconds))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/waiting.templ`, Line: 103, Col: 76}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/waiting.templ`, Line: 103, Col: 130}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 		if templ_7745c5c3_Err != nil {

@@ -383,6 +383,7 @@ func TestTicketViewFromJSON(t *testing.T) {
 	}
 	want := TicketView{
 		Ticket: "t1", State: StateAdmitted, Waiting: 3, NextUpdateMS: 2000, Paused: true,
+		ETALowSeconds: -1, ETAHighSeconds: -1, // no range in this JSON
 		Token: "tok", RedirectURL: "https://shop.example/?wr_token=tok",
 		OrderableAt: time.Date(2030, 1, 2, 15, 4, 5, 250e6, time.UTC),
 	}
@@ -395,6 +396,9 @@ func TestTicketViewFromJSON(t *testing.T) {
 	}
 	if v, _ := TicketViewFromJSON([]byte(`{"ticket":"t1","state":"waiting","eta_s":null}`)); v.ETASeconds != -1 {
 		t.Errorf("null eta_s = %d, want -1 (no estimate)", v.ETASeconds)
+	}
+	if v, _ := TicketViewFromJSON([]byte(`{"ticket":"t1","state":"waiting","eta_s":68,"eta_low_s":41,"eta_high_s":140}`)); v.ETALowSeconds != 41 || v.ETASeconds != 68 || v.ETAHighSeconds != 140 {
+		t.Errorf("eta range read as %d–%d (point %d), want 41–140 (68)", v.ETALowSeconds, v.ETAHighSeconds, v.ETASeconds)
 	}
 	if _, err := TicketViewFromJSON([]byte(`{"orderable_at":"soon"}`)); err == nil {
 		t.Error("bad orderable_at accepted")

@@ -3,16 +3,23 @@
 import uPlot from "uplot";
 import { Point } from "./admin_types";
 import { Series } from "./admin_series";
-import { Strings, t } from "./admin_format";
+import { formatRate, formatSeconds, Strings, t } from "./admin_format";
 
 interface ChartDef {
   fields: (keyof Point)[];
   labels: string[];
   colors: string[];
   dash?: (number[] | undefined)[];
+  /** The y axis's labels, with their unit. */
+  axis?: (v: number) => string;
+  /** Where the y axis puts labels: for durations, whole seconds, minutes, hours. */
+  incrs?: number[];
 }
 
-function defs(strings: Strings): Record<string, ChartDef> {
+// Durations an axis steps by, so its labels read "30 s", "5 min", "2 h".
+const DURATION_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400];
+
+function defs(strings: Strings, lang: string): Record<string, ChartDef> {
   return {
     counts: {
       fields: ["waiting", "active", "capacity"],
@@ -24,11 +31,14 @@ function defs(strings: Strings): Record<string, ChartDef> {
       fields: ["admitted_per_s", "entries_per_s", "abandoned_per_s"],
       labels: [t(strings, "admin.stat.admitted_rate"), t(strings, "admin.stat.entry_rate"), t(strings, "admin.stat.abandon_rate")],
       colors: ["#0f7a3d", "#1d4ed8", "#b42318"],
+      axis: (v) => formatRate(v, strings, lang),
     },
     eta: {
       fields: ["tail_eta_s"],
       labels: [t(strings, "admin.stat.tail_eta")],
       colors: ["#6d28d9"],
+      axis: (v) => formatSeconds(v, strings, lang),
+      incrs: DURATION_STEPS,
     },
   };
 }
@@ -40,8 +50,9 @@ export class Charts {
     root: HTMLElement,
     private readonly series: Series,
     strings: Strings,
+    lang: string,
   ) {
-    const all = defs(strings);
+    const all = defs(strings, lang);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
       const def = all[el.dataset.chart ?? ""];
       if (!def) continue;
@@ -51,7 +62,14 @@ export class Charts {
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{}, { size: 56 }],
+        axes: [
+          {},
+          {
+            size: 64,
+            ...(def.axis ? { values: (_u: uPlot, splits: number[]) => splits.map((v) => def.axis!(v)) } : {}),
+            ...(def.incrs ? { incrs: def.incrs } : {}),
+          },
+        ],
         series: [
           {},
           ...def.fields.map((_, i) => ({

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { countdownText, etaWords, secondsLeft } from "./format";
+import { countdownText, etaRangeWords, etaWords, secondsLeft } from "./format";
 import { formatNumber, plural } from "./strings";
 import { EN, KO } from "./testing";
 
@@ -20,6 +20,28 @@ const etaCases: [number | null, string, string][] = [
   [5400, "about 2 hours", "약 2시간"],
   [36_000_000, "about 10,000 hours", "약 10,000시간"],
 ];
+
+// The same table as TestETARangeWords in templates/i18n_test.go.
+const etaRangeCases: [number | null, number | null, number | null, string, string][] = [
+  [null, null, null, "Working it out…", ""],
+  [null, 200, null, "about 3 minutes", "약 3분"],
+  [0, 20, 59, "less than a minute", "1분 미만"],
+  [30, 50, 70, "about 1 minute", "약 1분"],
+  [41, 68, 140, "about 1–2 minutes", "약 1–2분"],
+  [150, 240, 300, "about 3–5 minutes", "약 3–5분"],
+  [170, 180, 200, "about 3 minutes", "약 3분"],
+  [300, 200, 100, "about 3 minutes", "약 3분"],
+  [2400, 3000, 5400, "about 1–2 hours", "약 1–2시간"],
+  [3000, 3600, 5000, "about 1 hour", "약 1시간"],
+  [36_000_000, 36_000_000, 72_000_000, "about 10,000–20,000 hours", "약 10,000–20,000시간"],
+];
+
+test("eta range in plain words, English and Korean", () => {
+  for (const [low, point, high, en, ko] of etaRangeCases) {
+    assert.equal(etaRangeWords(low, point, high, EN, "en"), en, `en ${low}–${high}`);
+    if (ko) assert.equal(etaRangeWords(low, point, high, KO, "ko"), ko, `ko ${low}–${high}`);
+  }
+});
 
 test("eta in plain words, English and Korean", () => {
   for (const [s, en, ko] of etaCases) {

@@ -1,6 +1,6 @@
 // Formatting that must read the same as the server-rendered page.
 
-import { plural, Strings, t } from "./strings";
+import { formatNumber, plural, Strings, t } from "./strings";
 
 /**
  * etaWords says a wait in plain words: under a minute, about N minutes,
@@ -12,6 +12,32 @@ export function etaWords(seconds: number | null, strings: Strings, lang: string)
   const minutes = Math.max(1, Math.round(seconds / 60));
   if (minutes < 60) return plural(strings, "eta.minutes", minutes, lang);
   return plural(strings, "eta.hours", Math.max(1, Math.round(seconds / 3600)), lang);
+}
+
+/**
+ * etaRangeWords says an estimate with its range: "less than a minute" only
+ * when even the high end is, "about 3–5 minutes" when the ends round to
+ * different minutes, else as etaWords says the point. Without a range, the
+ * point alone. Same rounding as templates.ETARangeWords in Go.
+ */
+export function etaRangeWords(low: number | null, point: number | null, high: number | null, strings: Strings, lang: string): string {
+  const ok = (v: number | null): v is number => v !== null && Number.isFinite(v) && v >= 0;
+  if (!ok(point) || !ok(low) || !ok(high)) return etaWords(point, strings, lang);
+  const lo = Math.min(low, point);
+  const hi = Math.max(high, point);
+  if (hi < 60) return t(strings, "eta.under_minute");
+  let a = Math.max(1, Math.floor((lo + 30) / 60));
+  let b = Math.floor((hi + 30) / 60);
+  let key: "eta.range_minutes" | "eta.range_hours" = "eta.range_minutes";
+  let single = "eta.minutes";
+  if (b >= 60) {
+    a = Math.max(1, Math.floor((lo + 1800) / 3600));
+    b = Math.floor((hi + 1800) / 3600);
+    key = "eta.range_hours";
+    single = "eta.hours";
+  }
+  if (b <= a) return plural(strings, single, a, lang);
+  return t(strings, key).replace("{lo}", formatNumber(a, lang)).replace("{hi}", formatNumber(b, lang));
 }
 
 /** formatClock shows a wall-clock time in the visitor's own time zone. */

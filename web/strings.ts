@@ -14,6 +14,8 @@ export const KEYS = [
   "eta.minutes.other",
   "eta.hours.one",
   "eta.hours.other",
+  "eta.range_minutes",
+  "eta.range_hours",
   "conn.connecting",
   "conn.ws",
   "conn.sse",

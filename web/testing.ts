@@ -15,6 +15,8 @@ export const EN: Strings = {
   "eta.minutes.other": "about {n} minutes",
   "eta.hours.one": "about 1 hour",
   "eta.hours.other": "about {n} hours",
+  "eta.range_minutes": "about {lo}–{hi} minutes",
+  "eta.range_hours": "about {lo}–{hi} hours",
   "conn.connecting": "Connecting…",
   "conn.ws": "Live",
   "conn.sse": "Live (event stream)",
@@ -31,6 +33,8 @@ export const KO: Strings = {
   "eta.under_minute": "1분 미만",
   "eta.minutes.other": "약 {n}분",
   "eta.hours.other": "약 {n}시간",
+  "eta.range_minutes": "약 {lo}–{hi}분",
+  "eta.range_hours": "약 {lo}–{hi}시간",
 };
 
 export function ticket(over: Partial<Ticket> = {}): Ticket {
@@ -41,6 +45,8 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
     position: 10,
     waiting: 100,
     eta_s: 180,
+    eta_low_s: null,
+    eta_high_s: null,
     next_update_ms: 2000,
     token: null,
     orderable_at: null,

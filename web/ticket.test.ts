@@ -37,6 +37,15 @@ test("rejects what is not a ticket and tolerates missing fields", () => {
   assert.equal(t.paused, false);
 });
 
+test("the estimate's range comes only with the estimate, both ends or none", () => {
+  const r = parseTicket({ ticket: "t1", state: "waiting", eta_s: 68, eta_low_s: 41, eta_high_s: 140 });
+  assert.deepEqual([r?.eta_low_s, r?.eta_s, r?.eta_high_s], [41, 68, 140]);
+  const half = parseTicket({ ticket: "t1", state: "waiting", eta_s: 68, eta_low_s: 41, eta_high_s: "x" });
+  assert.deepEqual([half?.eta_low_s, half?.eta_high_s], [null, null]);
+  const paused = parseTicket({ ticket: "t1", state: "waiting", eta_s: null, eta_low_s: 41, eta_high_s: 140 });
+  assert.deepEqual([paused?.eta_low_s, paused?.eta_s, paused?.eta_high_s], [null, null, null]);
+});
+
 test("only http(s) URLs are followed", () => {
   const base = "https://wait.example/rooms/drop";
   assert.equal(safeURL("/shop?wr_token=x", base), "https://wait.example/shop?wr_token=x");

@@ -12,6 +12,9 @@ export interface Ticket {
   waiting: number;
   /** Seconds; null (or negative on the wire) when the server has no estimate yet. */
   eta_s: number | null;
+  /** The range the wait most likely falls in; null with eta_s, or when the server sends none. */
+  eta_low_s: number | null;
+  eta_high_s: number | null;
   next_update_ms: number;
   token: string | null;
   orderable_at: string | null;
@@ -50,6 +53,9 @@ export function parseTicket(raw: unknown): Ticket | null {
   if (typeof state !== "string" || !STATES.includes(state as State)) return null;
   if (typeof o.ticket !== "string") return null;
   const eta = num(o.eta_s, -1);
+  const low = num(o.eta_low_s, -1);
+  const high = num(o.eta_high_s, -1);
+  const ranged = eta >= 0 && low >= 0 && high >= 0;
   return {
     room: typeof o.room === "string" ? o.room : "",
     ticket: o.ticket,
@@ -57,6 +63,8 @@ export function parseTicket(raw: unknown): Ticket | null {
     position: Math.max(0, Math.trunc(num(o.position, 0))),
     waiting: Math.max(0, Math.trunc(num(o.waiting, 0))),
     eta_s: eta < 0 ? null : eta,
+    eta_low_s: ranged ? low : null,
+    eta_high_s: ranged ? high : null,
     next_update_ms: num(o.next_update_ms, 0),
     token: str(o.token),
     orderable_at: str(o.orderable_at),

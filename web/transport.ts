@@ -187,6 +187,8 @@ export class Connection {
       position: 0,
       waiting: 0,
       eta_s: null,
+      eta_low_s: null,
+      eta_high_s: null,
       next_update_ms: 0,
       token: null,
       orderable_at: null,

@@ -1,6 +1,6 @@
 // Ticket message to what the page shows: pure, so it is tested without a DOM.
 
-import { etaWords } from "./format";
+import { etaRangeWords } from "./format";
 import { formatNumber, plural, Strings } from "./strings";
 import { State, Ticket } from "./ticket";
 
@@ -42,7 +42,7 @@ export function toView(tk: Ticket, entryPosition: number, strings: Strings, lang
     position: formatNumber(tk.position, lang),
     ahead: plural(strings, "waiting.ahead", ahead, lang),
     waiting: plural(strings, "waiting.total", tk.waiting, lang),
-    eta: etaWords(tk.eta_s, strings, lang),
+    eta: etaRangeWords(tk.eta_low_s, tk.eta_s, tk.eta_high_s, strings, lang),
     progress: progressPercent(entryPosition, tk.position),
     paused: tk.paused,
   };

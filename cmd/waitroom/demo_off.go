@@ -13,7 +13,6 @@ import (
 
 // Without embedded services there is no demo: config refuses embedded mode.
 
-
 func demoRoom(*queue.Settings) {}
 
 type demo struct{}

@@ -40,6 +40,10 @@ type sampler struct {
 	samplerConfig
 	after func() // called after each round, e.g. to push
 
+	// eta is the waiters' estimator (queue.Estimator), for the wait at
+	// the back: re-based on a pace change, smoothed between samples.
+	eta *queue.Estimator
+
 	mu       sync.Mutex
 	rooms    map[string]*roomSeries
 	order    []string // rooms as last listed
@@ -68,7 +72,7 @@ type outboxSample struct {
 
 func newSampler(cfg samplerConfig) *sampler {
 	// Redis is assumed up until a round says otherwise.
-	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true}
+	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator()}
 }
 
 // run samples at once, then every interval, until ctx ends.
@@ -162,6 +166,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
 		}
 		s.derive(&smp, rs.samples)
+		smp.tailETA = s.tailWait(r.room, &r.settings, r.stats, now)
 		rs.samples = trim(append(rs.samples, smp), func(x sample) time.Time { return x.at }, now.Add(-s.keep))
 	}
 }
@@ -192,22 +197,19 @@ func (s *sampler) derive(cur *sample, prev []sample) {
 	cur.admittedRate = rate(from.admitted, cur.admitted)
 	cur.entryRate = rate(from.entered, cur.entered)
 	cur.abandonRate = rate(from.abandoned, cur.abandoned)
-	cur.tailETA = tailETA(cur.waiting, cur.admittedRate)
 }
 
-// tailETA is how long the last in line will wait: waiting ÷ the admitted
-// rate. Nobody waiting waits nothing; a line that does not move has no
-// estimate.
-func tailETA(waiting int64, rate *float64) *float64 {
-	var eta float64
-	switch {
-	case waiting <= 0:
-	case rate == nil || *rate <= 0:
+// tailWait is how long the last in line will wait, in seconds, by the
+// estimate the waiters get: not waiting ÷ the last seconds' rate, which
+// swings with every batch. Nobody waiting waits nothing; a paused line has
+// no estimate.
+func (s *sampler) tailWait(room string, st *queue.Settings, stats queue.Stats, now time.Time) *float64 {
+	e := s.eta.Wait(room, st, stats.AdmittedRate, stats.Waiting, now)
+	if !e.Known {
 		return nil
-	default:
-		eta = float64(waiting) / *rate
 	}
-	return &eta
+	v := e.Point.Seconds()
+	return &v
 }
 
 // trim drops items older than cut from the front of a time-ordered slice.
@@ -296,6 +298,7 @@ func (s *sampler) refresh(ctx context.Context, room string) {
 	if err != nil {
 		return // the next round tries again
 	}
+	s.eta.Observe(room, &st, s.clock.Now()) // a new pace counts at once
 	s.mu.Lock()
 	rs := s.rooms[room]
 	if rs != nil {

@@ -16,9 +16,10 @@ import (
 
 // fakeRooms is a statsSource whose counters the test sets.
 type fakeRooms struct {
-	mu    sync.Mutex
-	stats map[string]queue.Stats
-	down  bool
+	mu       sync.Mutex
+	stats    map[string]queue.Stats
+	settings map[string]queue.Settings // DefaultSettings for a room not in it
+	down     bool
 }
 
 func (f *fakeRooms) ListRooms(context.Context) ([]string, error) {
@@ -40,7 +41,16 @@ func (f *fakeRooms) GetRoom(_ context.Context, room string) (queue.Settings, err
 	if _, ok := f.stats[room]; !ok {
 		return queue.Settings{}, queue.ErrRoomNotFound
 	}
+	if s, ok := f.settings[room]; ok {
+		return s, nil
+	}
 	return queue.DefaultSettings(), nil
+}
+
+func (f *fakeRooms) setRoom(room string, s queue.Settings) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.settings[room] = s
 }
 
 func (f *fakeRooms) Stats(_ context.Context, room string, _ time.Time) (queue.Stats, error) {
@@ -80,7 +90,7 @@ func TestRatesComeFromSuccessiveTotalsOverTheWindow(t *testing.T) {
 	s, clock := newTestSampler(src, nil)
 	s.round(context.Background())
 	st, _ := s.room("r", false)
-	if st.latest.admittedRate != nil || st.latest.tailETA != nil {
+	if st.latest.admittedRate != nil {
 		t.Fatalf("first sample has rates: %+v", st.latest)
 	}
 	// 10 admitted, 20 entered and 1 abandoned every 2 s, 40 waiting.
@@ -95,8 +105,8 @@ func TestRatesComeFromSuccessiveTotalsOverTheWindow(t *testing.T) {
 	}
 	st, _ = s.room("r", true)
 	l := st.latest
-	if *l.admittedRate != 5 || *l.entryRate != 10 || *l.abandonRate != 0.5 || *l.tailETA != 8 {
-		t.Errorf("rates %v %v %v, tail %v: want 5, 10, 0.5 and 8 s", *l.admittedRate, *l.entryRate, *l.abandonRate, *l.tailETA)
+	if *l.admittedRate != 5 || *l.entryRate != 10 || *l.abandonRate != 0.5 {
+		t.Errorf("rates %v %v %v: want 5, 10 and 0.5", *l.admittedRate, *l.entryRate, *l.abandonRate)
 	}
 	if len(st.series) != 9 {
 		t.Errorf("%d samples, want 9", len(st.series))
@@ -119,23 +129,58 @@ func TestRatesComeFromSuccessiveTotalsOverTheWindow(t *testing.T) {
 	}
 }
 
-func TestTailETA(t *testing.T) {
-	f := func(v float64) *float64 { return &v }
-	for _, c := range []struct {
-		waiting int64
-		rate    *float64
-		want    *float64
-	}{
-		{0, nil, f(0)},
-		{0, f(0), f(0)},
-		{10, nil, nil},
-		{10, f(0), nil}, // a line that does not move has no estimate
-		{10, f(4), f(2.5)},
-	} {
-		got := tailETA(c.waiting, c.rate)
-		if (got == nil) != (c.want == nil) || (got != nil && *got != *c.want) {
-			t.Errorf("tailETA(%d, %v) = %v, want %v", c.waiting, c.rate, got, c.want)
+// TestTailWaitFollowsThePaceNotTheBatches: the wait at the back is the
+// waiters' estimate: steady while batches come unevenly, re-based at once
+// when the pace changes, nothing while paused.
+func TestTailWaitFollowsThePaceNotTheBatches(t *testing.T) {
+	st := queue.DefaultSettings()
+	st.Capacity, st.BatchSize, st.BatchIntervalMS = 1000, 1, 4000 // 0.25/s
+	src := &fakeRooms{stats: map[string]queue.Stats{"r": {Waiting: 150}}, settings: map[string]queue.Settings{"r": st}}
+	s, clock := newTestSampler(src, nil)
+	s.round(context.Background())
+	tail := func() *float64 {
+		r, _ := s.room("r", false)
+		return r.latest.tailETA
+	}
+	if got := tail(); got == nil || *got != 600 {
+		t.Fatalf("first sample: tail %v, want 600 s from the configured pace", got)
+	}
+	// One admission every 4 s sampled every 2 s: 0 or 1 a sample; the
+	// store measures 0.25/s.
+	var lo, hi float64 = 1e9, 0
+	for i := range 60 {
+		src.set("r", func(x *queue.Stats) { x.AdmittedTotal += int64(i % 2); x.AdmittedRate = 0.25 })
+		step(s, clock)
+		if i >= 55 {
+			lo, hi = min(lo, *tail()), max(hi, *tail())
 		}
+	}
+	if lo < 570 || hi > 630 {
+		t.Errorf("wait at the back over 10 s: %.0f–%.0f s, want steady at 600 s", lo, hi)
+	}
+
+	st.BatchIntervalMS = 1000 // four times faster; the store still says 0.25/s
+	src.setRoom("r", st)
+	s.refresh(context.Background(), "r")
+	step(s, clock)
+	if got := tail(); got == nil || *got > 200 {
+		t.Errorf("right after a speed-up to 1/s: tail %v, want about 150 s", got)
+	}
+
+	st.Paused = true
+	src.setRoom("r", st)
+	s.refresh(context.Background(), "r")
+	step(s, clock)
+	if got := tail(); got != nil {
+		t.Errorf("paused: tail %v, want none", *got)
+	}
+
+	st.Paused = false
+	src.setRoom("r", st)
+	src.set("r", func(x *queue.Stats) { x.Waiting = 0 })
+	step(s, clock)
+	if got := tail(); got == nil || *got != 0 {
+		t.Errorf("nobody waiting: tail %v, want 0", got)
 	}
 }
 

@@ -24,6 +24,7 @@ type Line interface {
 	Room(ctx context.Context, room string) (queue.Settings, error)
 	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
 	Token(t queue.Ticket) (string, error)
+	Estimate(t queue.Ticket, s *queue.Settings) queue.Estimate
 	Keys() *token.Keyset
 	Now() time.Time
 }
@@ -134,7 +135,7 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (gateki
 		NextUpdate: s.TierInterval(1)}
 	switch t.State {
 	case queue.StateWaiting:
-		out.ETA, out.NextUpdate = queue.ETA(t, &s), s.TierInterval(t.Position)
+		out.ETA, out.NextUpdate = b.line.Estimate(t, &s).Point, s.TierInterval(t.Position)
 	case queue.StateAdmitted:
 		if out.Token, err = b.line.Token(t); err != nil {
 			return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
