@@ -68,3 +68,18 @@ func parseGoMem(sc *bufio.Scanner) (goMem, error) {
 	}
 	return m, nil
 }
+
+// fetchGoMems sums fetchGoMem over every server; one failing fails the sum.
+func fetchGoMems(ctx context.Context, bases []string) (goMem, error) {
+	var sum goMem
+	for _, b := range bases {
+		m, err := fetchGoMem(ctx, b)
+		if err != nil {
+			return goMem{}, err
+		}
+		sum.HeapInuse += m.HeapInuse
+		sum.StackInuse += m.StackInuse
+		sum.Goroutines += m.Goroutines
+	}
+	return sum, nil
+}

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -30,6 +31,7 @@ import (
 	"os/signal"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -41,13 +43,15 @@ import (
 
 // Hard ceilings, so that a typo cannot turn a benchmark into a flood.
 const (
-	maxConns       = 60_000
+	maxConns       = 200_000
 	maxConcurrency = 2000
 	maxDuration    = 15 * time.Minute
 )
 
 type config struct {
-	URL         string
+	URL         string   // the first of URLs
+	URLs        []string // every server's base URL; visitors are spread over them
+	Stages      []int    // open counts measured one after another (default: --conns)
 	Room        string
 	AdminToken  string
 	Conns       int
@@ -62,7 +66,10 @@ type config struct {
 	Capacity    int64
 	BatchSize   int64
 	BatchEvery  time.Duration
-	ServerPID   int
+	ServerPIDs  []int
+	KillPID     int
+	Peers       int
+	KillAfter   time.Duration
 	RedisAddr   string
 	LateLimit   time.Duration
 	AdmitLimit  time.Duration
@@ -72,9 +79,11 @@ type config struct {
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
 	var c config
+	var urls, stages, pids string
 	fs := flag.NewFlagSet("wsload", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.URL, "url", "http://127.0.0.1:8080", "waitroom base URL; must be a loopback address")
+	fs.StringVar(&urls, "url", "http://127.0.0.1:8080", "waitroom base URLs, comma-separated (servers sharing one Redis; visitors are spread over them); loopback addresses only")
+	fs.StringVar(&stages, "stages", "", "open counts to measure one after another in one run, comma-separated and rising (e.g. 10000,50000,100000), each with its own settle and window; the last is --conns (default: --conns alone)")
 	fs.StringVar(&c.Room, "room", "wsbench", "room to load")
 	fs.StringVar(&c.AdminToken, "admin-token", "", "when set, create or replace the room first (jitter 0, the pace below)")
 	fs.IntVar(&c.Conns, "conns", 1000, "WebSocket waiters to hold open")
@@ -89,7 +98,10 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&c.Capacity, "capacity", 1_000_000, "room capacity (admitted sessions at once)")
 	fs.Int64Var(&c.BatchSize, "batch-size", 10, "admitted per batch")
 	fs.DurationVar(&c.BatchEvery, "batch-interval", 200*time.Millisecond, "time between batches")
-	fs.IntVar(&c.ServerPID, "server-pid", 0, "waitroom's pid: its RSS and CPU are read from /proc")
+	fs.StringVar(&pids, "server-pid", "", "waitroom pids, comma-separated: their RSS and CPU are read from /proc and summed")
+	fs.IntVar(&c.KillPID, "kill-pid", 0, "one of --server-pid to kill (SIGKILL) --kill-after into the last window: its waiters reconnect to the others")
+	fs.DurationVar(&c.KillAfter, "kill-after", 0, "when to kill --kill-pid, into the last window")
+	fs.IntVar(&c.Peers, "peers", 1, "this process is one of N alike holding the crowd together (one process opens at most its open-file limit): per-waiter Redis and per-socket server figures divide by N times its own count")
 	fs.StringVar(&c.RedisAddr, "redis-addr", "", "the server's Redis (host:port, loopback): its command counts are read with INFO")
 	fs.DurationVar(&c.LateLimit, "late-limit", 500*time.Millisecond, "target: p99 of update lateness beyond the tier interval")
 	fs.DurationVar(&c.AdmitLimit, "admit-limit", 250*time.Millisecond, "target: p99 of admission latency")
@@ -100,6 +112,23 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if c.Stages, err = parseInts(stages); err != nil {
+		return c, fmt.Errorf("--stages: %w", err)
+	}
+	if len(c.Stages) > 0 {
+		for i := 1; i < len(c.Stages); i++ {
+			if c.Stages[i] <= c.Stages[i-1] {
+				return c, errors.New("--stages: want rising counts")
+			}
+		}
+		c.Conns = c.Stages[len(c.Stages)-1]
+	} else {
+		c.Stages = []int{c.Conns}
+	}
+	if c.ServerPIDs, err = parseInts(pids); err != nil {
+		return c, fmt.Errorf("--server-pid: %w", err)
 	}
 	if c.MaxVisitors == 0 {
 		c.MaxVisitors = 3 * c.Conns
@@ -119,11 +148,24 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return c, fmt.Errorf("--max-visitors: want --conns..%d", 10*maxConns)
 	case c.Sources < 1 || c.Sources > 250:
 		return c, errors.New("--sources: want 1..250")
+	case c.Peers < 1 || c.Peers > 64:
+		return c, errors.New("--peers: want 1..64")
+	case len(c.Stages) > 10 || c.Stages[0] < 1:
+		return c, errors.New("--stages: want 1..10 counts, each at least 1")
+	case c.KillPID != 0 && !slices.Contains(c.ServerPIDs, c.KillPID):
+		return c, errors.New("--kill-pid: want one of --server-pid")
+	case c.KillPID != 0 && (c.KillAfter <= 0 || c.KillAfter >= c.Duration):
+		return c, errors.New("--kill-after: want (0, --duration)")
+	case c.KillPID != 0 && len(c.ServerPIDs) < 2:
+		return c, errors.New("--kill-pid: needs another server to take over")
 	}
-	if _, err := checkLoopbackURL(c.URL); err != nil {
-		return c, err
+	for u := range strings.SplitSeq(urls, ",") {
+		if _, err := checkLoopbackURL(u); err != nil {
+			return c, err
+		}
+		c.URLs = append(c.URLs, strings.TrimRight(u, "/"))
 	}
-	c.URL = strings.TrimRight(c.URL, "/")
+	c.URL = c.URLs[0]
 	if c.RedisAddr != "" {
 		host, _, err := net.SplitHostPort(c.RedisAddr)
 		if err != nil {
@@ -134,6 +176,22 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		}
 	}
 	return c, nil
+}
+
+// parseInts reads a comma-separated list of positive integers ("" is none).
+func parseInts(s string) ([]int, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func main() {
@@ -147,13 +205,21 @@ func main() {
 		fmt.Fprintln(os.Stderr, "wsload:", err)
 		os.Exit(2)
 	}
-	rep, err := run(ctx, c, os.Stderr)
+	reps, err := run(ctx, c, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wsload:", err)
 		os.Exit(1)
 	}
-	printSummary(os.Stdout, c, rep)
-	line, _ := json.Marshal(rep)
+	for _, rep := range reps {
+		printSummary(os.Stdout, c, rep)
+	}
+	// One JSON line: the report itself for one stage, a list for several.
+	var line []byte
+	if len(reps) == 1 {
+		line, _ = json.Marshal(reps[0])
+	} else {
+		line, _ = json.Marshal(reps)
+	}
 	fmt.Println(string(line))
 }
 
@@ -177,6 +243,13 @@ type loader struct {
 	trace    io.Writer // nil unless --trace
 	start    time.Time
 	nextID   atomic.Int64
+	nextURL  atomic.Uint32
+}
+
+// pick is the server the next visitor goes to: round robin, so a dead one
+// costs a retry, not a visitor.
+func (l *loader) pick() int {
+	return int(l.nextURL.Add(1) % uint32(len(l.c.URLs)))
 }
 
 func (l *loader) ph() phase { return phase(l.phase.Load()) }
@@ -214,6 +287,7 @@ func newLoader(c config, log io.Writer) *loader {
 // report is the run's result, printed as a summary and one JSON line.
 type report struct {
 	Conns        int     `json:"conns_target"`
+	Cut          bool    `json:"cut_short,omitempty"` // stopped (signal or bound) before its window ended: no window figures
 	RampS        float64 `json:"ramp_s"`
 	OpenAtWindow int64   `json:"open_at_window_start"`
 	WindowS      float64 `json:"window_s"`
@@ -237,6 +311,8 @@ type report struct {
 	BadMessages    int             `json:"bad_messages"`
 	Errors         map[string]int  `json:"errors"`
 	ServerCloses   map[string]int  `json:"server_closes"` // waiting connections the server closed, by status
+	Reconnects     int             `json:"reconnects"`    // sockets redialed on another server after theirs went away
+	Pace           paceReport      `json:"pace"`
 
 	Server *serverReport   `json:"server,omitempty"`
 	Redis  *redisReport    `json:"redis,omitempty"`
@@ -245,11 +321,12 @@ type report struct {
 }
 
 type serverReport struct {
+	Servers      int     `json:"servers"` // every figure is the sum over them
 	RSSBefore    int64   `json:"rss_before"`
 	RSSAtWindow  int64   `json:"rss_at_window_start"`
 	RSSPeak      int64   `json:"rss_peak"`
 	HWM          int64   `json:"vm_hwm"`
-	BytesPerConn int64   `json:"bytes_per_conn"` // (peak - before) / open at peak
+	BytesPerConn int64   `json:"bytes_per_conn"` // (at window start - before) / open at window start
 	Threads      int64   `json:"threads"`
 	FDs          int     `json:"fds_peak"`
 	CPUCores     float64 `json:"cpu_cores_window"` // CPU seconds per second in the window
@@ -281,9 +358,12 @@ type clientReport struct {
 	Goroutines int     `json:"goroutines_peak"`
 }
 
-func run(ctx context.Context, c config, log io.Writer) (*report, error) {
-	// The whole run stops by itself even if a phase misbehaves.
-	ctx, cancel := context.WithTimeout(ctx, c.RampTimeout+c.Settle+c.Duration+30*time.Second)
+func run(ctx context.Context, c config, log io.Writer) ([]*report, error) {
+	// The whole run stops by itself even if a phase misbehaves; each stage
+	// also reads every server's /metrics (up to 30 s each on a busy machine).
+	n := time.Duration(len(c.Stages))
+	reads := time.Duration(2*len(c.URLs)) * 30 * time.Second
+	ctx, cancel := context.WithTimeout(ctx, n*(c.RampTimeout+c.Settle+c.Duration+reads)+30*time.Second)
 	defer cancel()
 	l := newLoader(c, log)
 	l.start = time.Now()
@@ -298,16 +378,15 @@ func run(ctx context.Context, c config, log io.Writer) (*report, error) {
 		fmt.Fprintln(bw, "t_ms,visitor,phase,state,position,next_update_ms")
 		l.trace = bw
 	}
-	rep := &report{Conns: c.Conns, Errors: l.errs, ServerCloses: l.closes, Pass: map[string]bool{}}
 
 	var before procStat
-	if c.ServerPID > 0 {
+	if len(c.ServerPIDs) > 0 {
 		var err error
-		if before, err = readProc(c.ServerPID); err != nil {
+		if before, err = readProcs(c.ServerPIDs, true); err != nil {
 			return nil, fmt.Errorf("--server-pid: %w", err)
 		}
 	}
-	goBefore, goErr := fetchGoMem(ctx, c.URL)
+	goBefore, goErr := fetchGoMems(ctx, c.URLs)
 	if goErr != nil {
 		fmt.Fprintln(log, goErr)
 	}
@@ -320,29 +399,74 @@ func run(ctx context.Context, c config, log io.Writer) (*report, error) {
 		l.tr.setMovingSince(time.Now())
 	}
 
-	// Ramp: open --conns; replenishing visitors keep the count after.
-	start := time.Now()
-	fmt.Fprintf(log, "wsload: opening %d WebSockets to %s (room %q, %d at a time)\n", c.Conns, c.URL, c.Room, c.Concurrency)
 	vctx, stopVisitors := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, c.Concurrency)
-	for range c.Conns {
-		wg.Go(func() { l.visitor(vctx, sem) })
-	}
-	samp := newSampler(l, c.ServerPID)
+	samp := newSampler(l, c.ServerPIDs)
 	sctx, stopSampler := context.WithCancel(ctx)
 	sampDone := make(chan struct{})
 	go func() { defer close(sampDone); samp.loop(sctx) }()
 
+	var reps []*report
+	opened := 0
+	for i, target := range c.Stages {
+		// Ramp: open up to target; replenishing visitors keep the count after.
+		for range target - opened {
+			wg.Go(func() { l.visitor(vctx, sem) })
+		}
+		opened = target
+		rep := l.stage(ctx, target, i == len(c.Stages)-1, before, goBefore, goErr, samp)
+		reps = append(reps, rep)
+		if ctx.Err() != nil {
+			break
+		}
+	}
+
+	stopSampler()
+	<-sampDone
+	fmt.Fprintf(log, "wsload: closing %d WebSockets\n", l.open.Load())
+	stopVisitors()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		fmt.Fprintln(log, "wsload: some connections did not close within 15s")
+	}
+	last := reps[len(reps)-1]
+	last.Visitors = l.visitors.Load()
+	l.tr.mu.Lock()
+	last.BadMessages = l.tr.badMsgs
+	l.tr.mu.Unlock()
+	l.errMu.Lock()
+	last.Errors = maps.Clone(l.errs)
+	l.errMu.Unlock()
+	l.wmu.Lock()
+	last.ServerCloses = maps.Clone(l.closes)
+	l.wmu.Unlock()
+	return reps, nil
+}
+
+// stage opens target connections (its visitors are already started),
+// settles, measures one window and reports it. The last stage ends in
+// phaseDone; the others go back to ramping for the next.
+func (l *loader) stage(ctx context.Context, target int, last bool, before procStat, goBefore goMem, goErr error, samp *sampler) *report {
+	c, log := l.c, l.log
+	rep := &report{Conns: target, Pass: map[string]bool{}}
+	l.phase.Store(int32(phaseRamp))
+	samp.startRamp()
+	start := time.Now()
+	fmt.Fprintf(log, "wsload: opening %d WebSockets over %d server(s) (room %q, %d at a time)\n", target, len(c.URLs), c.Room, c.Concurrency)
 	rampDeadline := time.NewTimer(c.RampTimeout)
+	defer rampDeadline.Stop()
 	progress := time.NewTicker(2 * time.Second)
 ramp:
-	for l.open.Load() < int64(c.Conns) {
+	for l.open.Load() < int64(target) {
 		select {
 		case <-ctx.Done():
 			break ramp
 		case <-rampDeadline.C:
-			fmt.Fprintf(log, "wsload: ramp timed out with %d of %d open\n", l.open.Load(), c.Conns)
+			fmt.Fprintf(log, "wsload: ramp timed out with %d of %d open\n", l.open.Load(), target)
 			break ramp
 		case <-progress.C:
 			fmt.Fprintf(log, "wsload: %d open after %.0fs\n", l.open.Load(), time.Since(start).Seconds())
@@ -353,18 +477,15 @@ ramp:
 	rep.RampS = time.Since(start).Seconds()
 	fmt.Fprintf(log, "wsload: %d open after %.1fs; settling %s\n", l.open.Load(), rep.RampS, c.Settle)
 	l.phase.Store(int32(phaseSettle))
-	select {
-	case <-ctx.Done():
-	case <-time.After(c.Settle):
-	}
+	sleepCtx(ctx, c.Settle)
 
 	// Window.
 	var srv0 procStat
 	var rd0 redisInfo
-	if c.ServerPID > 0 {
-		srv0, _ = readProc(c.ServerPID)
+	if len(c.ServerPIDs) > 0 {
+		srv0, _ = readProcs(c.ServerPIDs, false)
 	}
-	goWin, goWinErr := fetchGoMem(ctx, c.URL)
+	goWin, goWinErr := fetchGoMems(ctx, c.URLs)
 	if goWinErr != nil {
 		fmt.Fprintln(log, goWinErr)
 	}
@@ -382,26 +503,50 @@ ramp:
 	l.tr.windowStart, l.tr.admitLimit = w0, c.AdmitLimit
 	l.tr.mu.Unlock()
 	l.phase.Store(int32(phaseWindow))
-	if c.StartPaused && c.AdminToken != "" {
+	if last && c.StartPaused && c.AdminToken != "" {
 		if err := l.putRoom(ctx, false); err != nil {
 			fmt.Fprintln(log, "wsload:", err)
 		}
 		l.tr.setMovingSince(time.Now())
 	}
 	fmt.Fprintf(log, "wsload: measuring for %s with %d open\n", c.Duration, rep.OpenAtWindow)
-	select {
-	case <-ctx.Done():
-	case <-time.After(c.Duration):
+	var killedAt time.Time
+	if last && c.KillPID != 0 {
+		select {
+		case <-ctx.Done():
+		case <-time.After(c.KillAfter):
+			// A crash, not a shutdown: the server gets no chance to hand over.
+			if err := syscall.Kill(c.KillPID, syscall.SIGKILL); err != nil {
+				fmt.Fprintf(log, "wsload: kill %d: %v\n", c.KillPID, err)
+			} else {
+				killedAt = time.Now()
+				fmt.Fprintf(log, "wsload: killed server %d %.1fs into the window\n", c.KillPID, killedAt.Sub(w0).Seconds())
+			}
+		}
+		sleepCtx(ctx, c.Duration-c.KillAfter)
+	} else {
+		sleepCtx(ctx, c.Duration)
 	}
 	w1 := time.Now()
-	l.phase.Store(int32(phaseDone))
+	if last || ctx.Err() != nil {
+		l.phase.Store(int32(phaseDone))
+	} else {
+		l.phase.Store(int32(phaseRamp))
+	}
 	rep.WindowS = w1.Sub(w0).Seconds()
+	if ctx.Err() != nil {
+		rep.Cut = true
+		fmt.Fprintf(log, "wsload: stage of %d cut short after %.1fs of its window\n", target, rep.WindowS)
+		samp.endWindow()
+		l.tr.take()
+		return rep
+	}
 
 	// Read the end state before anything closes.
 	var srv1 procStat
 	var rd1 redisInfo
-	if c.ServerPID > 0 {
-		srv1, _ = readProc(c.ServerPID)
+	if len(c.ServerPIDs) > 0 {
+		srv1, _ = readProcs(c.ServerPIDs, false)
 	}
 	if c.RedisAddr != "" && rd0.Fields != nil {
 		var err error
@@ -421,23 +566,9 @@ ramp:
 	l.tr.mu.Unlock()
 	rep.Overdue = summarize(overdue(ws, w1, moving), ms(c.LateLimit))
 
-	stopSampler()
-	<-sampDone
-	fmt.Fprintf(log, "wsload: closing %d WebSockets\n", l.open.Load())
-	stopVisitors()
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(15 * time.Second):
-		fmt.Fprintln(log, "wsload: some connections did not close within 15s")
-	}
-
-	// Results.
-	rep.Visitors = l.visitors.Load()
-	rep.OpenMin, rep.OpenMax, rep.WaitingMin, rep.WaitingMean = samp.openMin, samp.openMax, samp.waitingMin, samp.waitingMean()
-	tr := l.tr
-	tr.mu.Lock()
+	// Results: the tracker's samples of this stage, which start it afresh.
+	rep.OpenMin, rep.OpenMax, rep.WaitingMin, rep.WaitingMean = samp.endWindow()
+	tr := l.tr.take()
 	var all []float64
 	rep.LatenessByTier = map[string]dist{}
 	for k, xs := range tr.late[phaseWindow] {
@@ -459,19 +590,21 @@ ramp:
 	rep.SlowAdmitsAt = tr.slowAdmits
 	rep.Finals = tr.finals[phaseWindow]
 	rep.Messages = tr.msgs[phaseWindow]
-	rep.BadMessages = tr.badMsgs
-	tr.mu.Unlock()
+	rep.Reconnects = tr.reconnects
+	rep.Pace = pace(tr.admits, killedAt, c.BatchSize, c.BatchEvery)
 
 	win := w1.Sub(w0).Seconds()
-	if c.ServerPID > 0 {
+	if len(c.ServerPIDs) > 0 {
 		s := &serverReport{
-			RSSBefore: before.RSS, RSSAtWindow: srv0.RSS, RSSPeak: max(samp.rssPeak, srv0.RSS, srv1.RSS), HWM: srv1.HWM,
+			Servers: len(c.ServerPIDs), RSSBefore: before.RSS, RSSAtWindow: srv0.RSS, RSSPeak: max(samp.rssPeak, srv0.RSS, srv1.RSS), HWM: srv1.HWM,
 			Threads: srv1.Threads, FDs: samp.fdPeak, CPUCores: (srv1.CPU - srv0.CPU) / win,
 		}
-		s.BytesPerConn = (s.RSSPeak - s.RSSBefore) / max(samp.openAtPeak, 1)
+		// Every peer holds about as many as this one.
+		crowd := max(rep.OpenAtWindow, 1) * int64(c.Peers)
+		s.BytesPerConn = (s.RSSAtWindow - s.RSSBefore) / crowd
 		if goErr == nil && goWinErr == nil {
 			s.GoBefore, s.GoAtWindow = &goBefore, &goWin
-			n := max(rep.OpenAtWindow, 1)
+			n := crowd
 			s.HeapBytesPerConn = (goWin.HeapInuse - goBefore.HeapInuse) / n
 			s.GoBytesPerConn = s.HeapBytesPerConn + (goWin.StackInuse-goBefore.StackInuse)/n
 		}
@@ -493,24 +626,46 @@ ramp:
 		r.Scripts = r.ByCommand["evalsha"] + r.ByCommand["eval"]
 		r.Enters, r.StatusReads = r.ByCommand["incr"], r.ByCommand["zrank"]
 		if rep.WaitingMean > 0 {
-			r.PerWaiterPerSecond = float64(r.Commands) / rep.WaitingMean / win
-			r.ScriptsPerWaiterS = float64(r.Scripts) / rep.WaitingMean / win
-			r.StatusPerWaiterS = float64(r.StatusReads) / rep.WaitingMean / win
+			waiting := rep.WaitingMean * float64(c.Peers)
+			r.PerWaiterPerSecond = float64(r.Commands) / waiting / win
+			r.ScriptsPerWaiterS = float64(r.Scripts) / waiting / win
+			r.StatusPerWaiterS = float64(r.StatusReads) / waiting / win
 		}
 		rep.Redis = r
 	}
 	rep.Client = clientReport{RSSPeak: max(cli1.RSS, samp.clientRSSPeak), CPUCores: (cli1.CPU - cli0.CPU) / win, Goroutines: samp.goroutinesPeak}
 	// A replaced waiter is missing for the moment between its admission and
 	// its successor's handshake: allow 1% of the target in those gaps.
-	rep.Pass["conns"] = rep.OpenAtWindow >= int64(c.Conns) && float64(rep.WaitingMin) >= 0.99*float64(c.Conns)
+	rep.Pass["conns"] = rep.OpenAtWindow >= int64(target) && float64(rep.WaitingMin) >= 0.99*float64(target)
 	rep.Pass["lateness_p99"] = rep.Lateness.N > 0 && rep.Lateness.P99 <= ms(c.LateLimit)
 	rep.Pass["admission_p99"] = rep.Admission.N > 0 && rep.Admission.P99 <= ms(c.AdmitLimit)
-	return rep, nil
+	l.errMu.Lock()
+	rep.Errors = maps.Clone(l.errs)
+	l.errMu.Unlock()
+	l.wmu.Lock()
+	rep.ServerCloses = maps.Clone(l.closes)
+	l.wmu.Unlock()
+	rep.Visitors = l.visitors.Load()
+	return rep
 }
 
 // putRoom creates or replaces the room with jitter 0, so orderable_at is the
-// admission time, and the configured pace.
+// admission time, and the configured pace. A server that cannot reach Redis
+// yet (503, busy machine) is asked again, for up to half a minute.
 func (l *loader) putRoom(ctx context.Context, paused bool) error {
+	var err error
+	for range 15 {
+		var retry bool
+		if retry, err = l.putRoomOnce(ctx, paused); !retry {
+			return err
+		}
+		fmt.Fprintln(l.log, "wsload:", err, "(asking again)")
+		sleepCtx(ctx, 2*time.Second)
+	}
+	return err
+}
+
+func (l *loader) putRoomOnce(ctx context.Context, paused bool) (retry bool, err error) {
 	body, _ := json.Marshal(map[string]any{
 		"capacity": l.c.Capacity, "batch_size": l.c.BatchSize, "batch_interval_ms": l.c.BatchEvery.Milliseconds(),
 		"jitter_ms": 0, "paused": paused, "title": "wsload",
@@ -519,20 +674,20 @@ func (l *loader) putRoom(ctx context.Context, paused bool) error {
 	})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPut, l.c.URL+"/admin/api/rooms/"+url.PathEscape(l.c.Room), strings.NewReader(string(body)))
 	if err != nil {
-		return err
+		return false, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+l.c.AdminToken)
 	resp, err := l.enter.Do(req)
 	if err != nil {
-		return fmt.Errorf("put room: %w", err)
+		return ctx.Err() == nil, fmt.Errorf("put room: %w", err)
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("put room: %s: %s", resp.Status, b)
+		return resp.StatusCode == http.StatusServiceUnavailable, fmt.Errorf("put room: %s: %s", resp.Status, b)
 	}
-	return nil
+	return false, nil
 }
 
 // visitor runs one place in the crowd: enter, hold the WebSocket until the
@@ -557,7 +712,8 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 	case <-ctx.Done():
 		return false
 	}
-	ticket, cookie, err := l.enterRoom(ctx)
+	srv := l.pick()
+	ticket, cookie, err := l.enterRoom(ctx, l.c.URLs[srv])
 	if err != nil {
 		<-sem
 		if ctx.Err() == nil {
@@ -566,32 +722,11 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 		}
 		return true
 	}
-	u := strings.Replace(l.c.URL, "http://", "ws://", 1) + "/api/rooms/" + url.PathEscape(l.c.Room) + "/tickets/" + url.PathEscape(ticket) + "/ws"
-	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{
-		HTTPClient: l.ws,
-		HTTPHeader: http.Header{"Cookie": {cookie}},
-	})
-	cancel()
+	conn, err := l.dial(ctx, srv, ticket, cookie)
 	<-sem
 	if err != nil {
-		if ctx.Err() == nil {
-			kind := "dial"
-			if resp != nil {
-				kind = fmt.Sprintf("dial: HTTP %d", resp.StatusCode)
-			} else if errors.Is(err, syscall.EADDRNOTAVAIL) {
-				kind = "dial: no ephemeral port (EADDRNOTAVAIL)"
-			} else if errors.Is(err, syscall.EMFILE) {
-				kind = "dial: too many open files (EMFILE)"
-			}
-			l.fail(kind)
-			sleepCtx(ctx, 200*time.Millisecond)
-		}
 		return true
 	}
-	defer conn.CloseNow()
-	conn.SetReadLimit(64 << 10)
-
 	w := &waiter{}
 	id := l.nextID.Add(1)
 	l.wmu.Lock()
@@ -599,12 +734,17 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 	l.wmu.Unlock()
 	l.open.Add(1)
 	l.waiting.Add(1)
-	isWaiting := true
+	isOpen, isWaiting := true, true
 	defer func() {
+		if conn != nil {
+			conn.CloseNow()
+		}
 		l.wmu.Lock()
 		delete(l.waiters, w)
 		l.wmu.Unlock()
-		l.open.Add(-1)
+		if isOpen {
+			l.open.Add(-1)
+		}
 		if isWaiting {
 			l.waiting.Add(-1)
 		}
@@ -625,7 +765,27 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 				l.closes[status.String()]++
 			}
 			l.wmu.Unlock()
-			return true
+			if status != -1 || len(l.c.URLs) < 2 {
+				return true
+			}
+			// No close frame: the server went away. A browser behind a
+			// balancer reconnects the same ticket to another server.
+			conn.CloseNow()
+			conn = nil
+			l.open.Add(-1)
+			isOpen = false
+			if conn, srv = l.redial(ctx, sem, srv, ticket, cookie); conn == nil {
+				return ctx.Err() == nil && l.ph() < phaseDone
+			}
+			l.open.Add(1)
+			isOpen = true
+			w.mu.Lock()
+			w.reconnected, w.msgs = true, 0 // the gap offline is not the push path's
+			w.mu.Unlock()
+			l.tr.mu.Lock()
+			l.tr.reconnects++
+			l.tr.mu.Unlock()
+			continue
 		}
 		var m ticketMsg
 		if typ != websocket.MessageText || json.Unmarshal(data, &m) != nil || m.State == "" {
@@ -649,10 +809,59 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 	}
 }
 
-// enterRoom enters as a new visitor and returns the ticket id and the
-// visitor cookie ("wr_vid=…").
-func (l *loader) enterRoom(ctx context.Context) (ticket, cookie string, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.c.URL+"/api/rooms/"+url.PathEscape(l.c.Room)+"/enter", strings.NewReader("{}"))
+// dial opens the ticket's WebSocket on server srv; a failure is counted.
+func (l *loader) dial(ctx context.Context, srv int, ticket, cookie string) (*websocket.Conn, error) {
+	u := strings.Replace(l.c.URLs[srv], "http://", "ws://", 1) + "/api/rooms/" + url.PathEscape(l.c.Room) + "/tickets/" + url.PathEscape(ticket) + "/ws"
+	dctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	conn, resp, err := websocket.Dial(dctx, u, &websocket.DialOptions{
+		HTTPClient: l.ws,
+		HTTPHeader: http.Header{"Cookie": {cookie}},
+	})
+	if err != nil {
+		if ctx.Err() == nil {
+			kind := "dial"
+			if resp != nil {
+				kind = fmt.Sprintf("dial: HTTP %d", resp.StatusCode)
+			} else if errors.Is(err, syscall.EADDRNOTAVAIL) {
+				kind = "dial: no ephemeral port (EADDRNOTAVAIL)"
+			} else if errors.Is(err, syscall.EMFILE) {
+				kind = "dial: too many open files (EMFILE)"
+			}
+			l.fail(kind)
+			sleepCtx(ctx, 200*time.Millisecond)
+		}
+		return nil, err
+	}
+	conn.SetReadLimit(64 << 10)
+	return conn, nil
+}
+
+// redial tries the ticket on each other server in turn, --concurrency at a
+// time like the ramp, and returns the connection and its server (nil if
+// none took it).
+func (l *loader) redial(ctx context.Context, sem chan struct{}, srv int, ticket, cookie string) (*websocket.Conn, int) {
+	n := len(l.c.URLs)
+	for k := 1; k < n; k++ {
+		next := (srv + k) % n
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, srv
+		}
+		conn, err := l.dial(ctx, next, ticket, cookie)
+		<-sem
+		if err == nil {
+			return conn, next
+		}
+	}
+	return nil, srv
+}
+
+// enterRoom enters as a new visitor through the server at base and returns
+// the ticket id and the visitor cookie ("wr_vid=…").
+func (l *loader) enterRoom(ctx context.Context, base string) (ticket, cookie string, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/api/rooms/"+url.PathEscape(l.c.Room)+"/enter", strings.NewReader("{}"))
 	if err != nil {
 		return "", "", err
 	}
@@ -691,8 +900,8 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // sampler reads the server's and this process's memory and the open counts
 // once a second.
 type sampler struct {
-	l   *loader
-	pid int
+	l    *loader
+	pids []int
 
 	mu             sync.Mutex
 	inWindow       bool
@@ -708,8 +917,15 @@ type sampler struct {
 	samples        int
 }
 
-func newSampler(l *loader, pid int) *sampler {
-	return &sampler{l: l, pid: pid, openMin: -1, waitingMin: -1}
+func newSampler(l *loader, pids []int) *sampler {
+	return &sampler{l: l, pids: pids, openMin: -1, waitingMin: -1}
+}
+
+// startRamp starts a stage's peaks afresh.
+func (s *sampler) startRamp() {
+	s.mu.Lock()
+	s.rssPeak, s.openAtPeak, s.fdPeak, s.clientRSSPeak, s.goroutinesPeak = 0, 0, 0, 0, 0
+	s.mu.Unlock()
 }
 
 func (s *sampler) startWindow() {
@@ -717,6 +933,19 @@ func (s *sampler) startWindow() {
 	s.inWindow = true
 	s.mu.Unlock()
 	s.sample()
+}
+
+// endWindow returns the window's open and waiting counts and starts them
+// afresh for the next stage.
+func (s *sampler) endWindow() (openMin, openMax, waitingMin int64, waitingMean float64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.samples > 0 {
+		waitingMean = s.waitingSum / float64(s.samples)
+	}
+	openMin, openMax, waitingMin = s.openMin, s.openMax, s.waitingMin
+	s.inWindow, s.openMin, s.openMax, s.waitingMin, s.waitingSum, s.samples = false, -1, 0, -1, 0, 0
+	return openMin, openMax, waitingMin, waitingMean
 }
 
 func (s *sampler) loop(ctx context.Context) {
@@ -735,8 +964,8 @@ func (s *sampler) loop(ctx context.Context) {
 func (s *sampler) sample() {
 	open, waiting := s.l.open.Load(), s.l.waiting.Load()
 	var srv procStat
-	if s.pid > 0 {
-		srv, _ = readProc(s.pid)
+	if len(s.pids) > 0 {
+		srv, _ = readProcs(s.pids, false)
 	}
 	cli, _ := readProc(os.Getpid())
 	g := runtime.NumGoroutine()
@@ -762,13 +991,6 @@ func (s *sampler) sample() {
 	s.samples++
 }
 
-func (s *sampler) waitingMean() float64 {
-	if s.samples == 0 {
-		return 0
-	}
-	return s.waitingSum / float64(s.samples)
-}
-
 func printSummary(w io.Writer, c config, r *report) {
 	mb := func(b int64) string { return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20)) }
 	ok := func(k string) string {
@@ -784,7 +1006,11 @@ func printSummary(w io.Writer, c config, r *report) {
 	d := func(x dist) string {
 		return fmt.Sprintf("n=%d p50=%.1f p90=%.1f p99=%.1f max=%.1f ms, %d over %.0f ms", x.N, x.P50, x.P90, x.P99, x.Max, x.Over, x.Limit)
 	}
-	fmt.Fprintf(w, "== wsload: %d WebSocket waiters, window %.1fs (ramp %.1fs)\n", c.Conns, r.WindowS, r.RampS)
+	fmt.Fprintf(w, "== wsload: %d WebSocket waiters over %d server(s), window %.1fs (ramp %.1fs)\n", r.Conns, len(c.URLs), r.WindowS, r.RampS)
+	if r.Cut {
+		fmt.Fprintf(w, "cut short before the window ended: %d open at its start; no figures\n", r.OpenAtWindow)
+		return
+	}
 	fmt.Fprintf(w, "open:       %d at window start; min %d, max %d; waiting min %d, mean %.0f%s\n",
 		r.OpenAtWindow, r.OpenMin, r.OpenMax, r.WaitingMin, r.WaitingMean, ok("conns"))
 	fmt.Fprintf(w, "visitors:   %d started; messages in window %d; finals %v\n", r.Visitors, r.Messages, r.Finals)
@@ -806,8 +1032,24 @@ func printSummary(w io.Writer, c config, r *report) {
 		fmt.Fprintf(w, "  over the limit at (s into the window): %v\n", r.SlowAdmitsAt)
 	}
 	fmt.Fprintf(w, "  during ramp+settle: %s\n", d(r.AdmissionRamp))
+	p := r.Pace
+	pw := func(x paceWindow) string {
+		return fmt.Sprintf("%d admissions over %.1fs (%.1f/s); most in any 1 s: %d by admission time, %d by receive time; %d one-second windows over %d",
+			x.Admissions, x.Seconds, x.MeanPerS, x.MaxIn1s, x.MaxIn1sHeard, x.StartsOverBound, p.OneAdmitterBound)
+	}
+	fmt.Fprintf(w, "pace:       configured %.0f/s (one admitter on interval buckets: at most %d in a sliding second)\n", p.ConfiguredPerS, p.OneAdmitterBound)
+	if p.After != nil {
+		fmt.Fprintf(w, "  before the kill: %s\n", pw(p.Before))
+		fmt.Fprintf(w, "  after the kill:  %s\n", pw(*p.After))
+	} else {
+		fmt.Fprintf(w, "  %s\n", pw(p.Before))
+	}
+	if r.Reconnects > 0 {
+		fmt.Fprintf(w, "  sockets reconnected to another server: %d\n", r.Reconnects)
+	}
 	if s := r.Server; s != nil {
-		fmt.Fprintf(w, "server:     RSS %s before, %s at window start, %s peak (VmHWM %s); %d bytes/conn; %d threads, %d fds; %.2f cores%s\n",
+		fmt.Fprintf(w, "server(s): %d;", s.Servers)
+		fmt.Fprintf(w, " RSS %s before, %s at window start, %s peak (VmHWM %s); %d bytes/conn; %d threads, %d fds; %.2f cores%s\n",
 			mb(s.RSSBefore), mb(s.RSSAtWindow), mb(s.RSSPeak), mb(s.HWM), s.BytesPerConn, s.Threads, s.FDs, s.CPUCores, ok("rss"))
 		if g0, g1 := s.GoBefore, s.GoAtWindow; g0 != nil && g1 != nil {
 			fmt.Fprintf(w, "  Go runtime at window start: heap %s, stacks %s, %d goroutines (before: %s, %s, %d); %d bytes/conn heap+stacks, %d heap\n",

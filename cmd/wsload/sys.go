@@ -233,3 +233,25 @@ func parseRedisInfo(body string) redisInfo {
 	}
 	return info
 }
+
+// readProcs sums readProc over several servers. With all set, any failure
+// is an error; otherwise a server that is gone (killed on purpose) counts
+// as nothing.
+func readProcs(pids []int, all bool) (procStat, error) {
+	var sum procStat
+	for _, pid := range pids {
+		s, err := readProc(pid)
+		if err != nil {
+			if all {
+				return sum, err
+			}
+			continue
+		}
+		sum.RSS += s.RSS
+		sum.HWM += s.HWM
+		sum.Threads += s.Threads
+		sum.CPU += s.CPU
+		sum.FDs += s.FDs
+	}
+	return sum, nil
+}

@@ -52,6 +52,10 @@ type waiter struct {
 	promised time.Duration // its next_update_ms: the longest the next update may take while the line moves
 	state    string
 	position int64
+	// reconnected: this waiter's server went away and it dialed another;
+	// its admission is counted in the pace but not in the latency (it may
+	// have been admitted while it had no socket).
+	reconnected bool
 }
 
 // tracker collects every connection's samples by phase.
@@ -71,6 +75,15 @@ type tracker struct {
 	windowStart time.Time
 	admitLimit  time.Duration
 	slowAdmits  []float64
+	admits      []admitEvent // window: every admission heard, for the pace
+	reconnects  int          // sockets redialed on another server (all phases)
+}
+
+// admitEvent is one admission as its waiter heard it: the server's
+// admission time (orderable_at, jitter 0) and the receive time.
+type admitEvent struct {
+	at, heard   time.Time
+	reconnected bool
 }
 
 func newTracker() *tracker {
@@ -80,6 +93,22 @@ func newTracker() *tracker {
 		t.finals[p] = map[string]int{}
 	}
 	return t
+}
+
+// take returns the samples so far and starts afresh (one stage's worth);
+// movingSince and the bad-message count carry over.
+func (t *tracker) take() *tracker {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	old := &tracker{
+		movingSince: t.movingSince, late: t.late, early: t.early, admit: t.admit, finals: t.finals, msgs: t.msgs,
+		badMsgs: t.badMsgs, windowStart: t.windowStart, admitLimit: t.admitLimit, slowAdmits: t.slowAdmits,
+		admits: t.admits, reconnects: t.reconnects,
+	}
+	n := newTracker()
+	t.late, t.early, t.admit, t.finals, t.msgs = n.late, n.early, n.admit, n.finals, n.msgs
+	t.slowAdmits, t.admits, t.reconnects = nil, nil, 0
+	return old
 }
 
 func (t *tracker) setMovingSince(at time.Time) {
@@ -96,7 +125,7 @@ const earlySlack = 100 * time.Millisecond
 // from time.Now) during phase p. It reports whether m was final.
 func (t *tracker) observe(w *waiter, m ticketMsg, now time.Time, p phase) (final bool) {
 	w.mu.Lock()
-	prevAt, prevPromise, prevState, n := w.lastAt, w.promised, w.state, w.msgs
+	prevAt, prevPromise, prevState, n, reconnected := w.lastAt, w.promised, w.state, w.msgs, w.reconnected
 	w.msgs++
 	w.lastAt, w.promised, w.state, w.position = now, time.Duration(m.NextUpdateMS)*time.Millisecond, m.State, m.Position
 	w.mu.Unlock()
@@ -117,6 +146,12 @@ func (t *tracker) observe(w *waiter, m ticketMsg, now time.Time, p phase) (final
 		} else if at, err := time.Parse(time.RFC3339Nano, *m.OrderableAt); err != nil {
 			t.badMsgs++
 		} else {
+			if p == phaseWindow {
+				t.admits = append(t.admits, admitEvent{at: at, heard: now, reconnected: reconnected})
+			}
+			if reconnected {
+				return final
+			}
 			t.admit[p] = append(t.admit[p], ms(now.Sub(at)))
 			if p == phaseWindow && t.admitLimit > 0 && now.Sub(at) > t.admitLimit && len(t.slowAdmits) < 200 {
 				t.slowAdmits = append(t.slowAdmits, math.Round(now.Sub(t.windowStart).Seconds()*10)/10)

@@ -37,6 +37,7 @@ var cases = []struct {
 	{"FastTrackHoldsThePaceAndNeverJumpsTheLine", testFastTrackHoldsThePaceAndNeverJumpsTheLine},
 	{"FIFOUnderConcurrentEntries", testFIFOUnderConcurrentEntries},
 	{"CapacityAndPaceAreNeverExceeded", testCapacityAndPaceAreNeverExceeded},
+	{"TheLargestBatchIsAdmittedInOneTick", testTheLargestBatchIsAdmittedInOneTick},
 	{"PaceHoldsAcrossFastTrackAndTickInOneInterval", testPaceHoldsAcrossFastTrackAndTickInOneInterval},
 	{"JitterSpreadsOrderableAt", testJitterSpreadsOrderableAt},
 	{"AbandonedWaitersLoseTheirPlace", testAbandonedWaitersLoseTheirPlace},

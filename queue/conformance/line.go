@@ -132,6 +132,32 @@ func testCapacityAndPaceAreNeverExceeded(t *testing.T, target Open) {
 	}
 }
 
+// A batch can be as large as the settings allow (10,000): a store that
+// handles the head of the line in one piece must still admit it in one
+// tick (Lua's unpack stops near 8,000 values; the tick failed every time).
+func testTheLargestBatchIsAdmittedInOneTick(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "drop", func(s *queue.Settings) { s.Capacity = 1_000_000; s.BatchSize = 1; s.AbandonAfterS = 3600 })
+	f.blockFastTrack(t, "drop")
+	const waiting = 8_100
+	for i := 0; i < waiting; i++ {
+		f.enter(t, "drop", fmt.Sprintf("v:w%05d", i))
+	}
+	s := f.room(t, "drop", func(s *queue.Settings) { s.Capacity = 1_000_000; s.BatchSize = 10_000; s.AbandonAfterS = 3600 })
+	f.clock.Advance(time.Duration(s.BatchIntervalMS) * time.Millisecond)
+	r := f.tick(t, "drop")
+	if len(r.Admitted) != waiting {
+		t.Fatalf("one tick with batch size %d admitted %d of %d waiting", s.BatchSize, len(r.Admitted), waiting)
+	}
+	st, err := f.store.Stats(context.Background(), "drop", f.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Waiting != 0 {
+		t.Errorf("%d still waiting after the tick", st.Waiting)
+	}
+}
+
 func testPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 4 })

@@ -91,7 +91,9 @@ if not paused then
   -- them per tick: the line drains them over several ticks.
   local skipped, ghosts = 0, {}
   while n > 0 and skipped < maxscan do
-    local popped = redis.call('ZPOPMIN', KEYS[1], n)
+    -- At most 4000 a pop: unpack below stops near 8000 values, and a batch
+    -- may be 10,000.
+    local popped = redis.call('ZPOPMIN', KEYS[1], math.min(n, 4000))
     if #popped == 0 then break end
     local ids = {}
     for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
@@ -123,7 +125,13 @@ if not paused then
     redis.call('HINCRBY', KEYS[6], 'admitted_total', #admitted)
     redis.call('HINCRBY', KEYS[6], 'win_sum', #admitted)
     redis.call('ZADD', KEYS[7], now, now .. ':' .. #admitted .. ':' .. admitted[1])
-    redis.call('PUBLISH', ARGV[10], table.concat(admitted, ','))
+    -- Joined in pieces: one concat of a 10,000 batch overflows miniredis's
+    -- Lua (embedded mode).
+    local parts = {}
+    for i = 1, #admitted, 1000 do
+      parts[#parts + 1] = table.concat(admitted, ',', i, math.min(i + 999, #admitted))
+    end
+    redis.call('PUBLISH', ARGV[10], table.concat(parts, ','))
   end
 end
 if abandoned > 0 then redis.call('HINCRBY', KEYS[6], 'abandoned_total', abandoned) end
