@@ -39,25 +39,7 @@ go build -o "$work/loadgen" ./cmd/loadgen
 
 start_waitroom
 
-echo "== machine"
-echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "go:     $(go version)"
-echo "redis:  $(redis-server --version)"
-if [[ -z ${COMMIT:-} ]]; then
-	COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
-fi
-echo "commit: $COMMIT"
-# Other tenants' load skews everything here; say how busy the machine was.
-busy() {
-	local a b
-	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	sleep 3
-	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
-}
-echo "busy before the run (other processes, 3s): $(busy) of all cores"
+describe_machine
 
 echo
 echo "== redis-benchmark on the same Redis (-c $CONCURRENCY, no pipelining)"

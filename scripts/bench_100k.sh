@@ -101,27 +101,8 @@ echo "== building"
 go build -o "$work/waitroom" ./cmd/waitroom
 go build -o "$work/wsload" ./cmd/wsload
 
-echo "== machine"
-echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
-echo "go:     $(go version)"
-echo "redis:  $(redis-server --version)"
-echo "limits: open files $nofile per process; ephemeral ports $(tr '\t' '-' </proc/sys/net/ipv4/ip_local_port_range)"
-if [[ -z ${COMMIT:-} ]]; then
-	COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
-fi
-echo "commit: $COMMIT"
+describe_machine
 echo "nice:   servers and clients $NICE, redis-server -10"
-busy() {
-	local a b
-	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	sleep 3
-	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
-}
-echo "load:   $(cut -d' ' -f1-3 /proc/loadavg); busy before (3s): $(busy) of all cores"
 
 "$work/waitroom" --create-signing-key --signing-key "$work/signing-key.pem" >/dev/null 2>&1
 

@@ -70,3 +70,31 @@ start_waitroom() {
 	waitroom_pid=$!
 	wait_for curl -sf "$base/healthz"
 }
+
+# busy prints how much of all cores other processes used over 3 s: other
+# tenants' load skews everything on a shared machine.
+busy() {
+	local a b
+	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	sleep 3
+	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
+	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
+}
+
+# describe_machine prints what a run's figures depend on: the machine, the
+# tools, the code under test ($COMMIT, or git's) and how busy it was.
+describe_machine() {
+	echo "== machine"
+	echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+	echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+	echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
+	echo "go:     $(go version)"
+	echo "redis:  $(redis-server --version)"
+	echo "limits: open files $(ulimit -n) per process; ephemeral ports $(tr '\t' '-' </proc/sys/net/ipv4/ip_local_port_range)"
+	if [[ -z ${COMMIT:-} ]]; then
+		COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+		git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
+	fi
+	echo "commit: $COMMIT"
+	echo "load:   $(cut -d' ' -f1-3 /proc/loadavg); busy before the run (other processes, 3s): $(busy) of all cores"
+}

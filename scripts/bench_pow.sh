@@ -29,11 +29,7 @@ go build -o "$work/loadgen" ./cmd/loadgen
 
 start_waitroom
 
-echo "== machine"
-echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "load:   $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+describe_machine
 
 # cpu_s: the CPU seconds (user + system) the waitroom process has used.
 cpu_s() {

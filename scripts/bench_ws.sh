@@ -66,27 +66,7 @@ start_redis
 
 start_waitroom --push-per-ip 0 --max-conns 0
 
-echo "== machine"
-echo "date:   $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "cpus:   $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-echo "memory: $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
-echo "go:     $(go version)"
-echo "redis:  $(redis-server --version)"
-echo "limits: open files $(ulimit -n); ephemeral ports $(tr '\t' '-' </proc/sys/net/ipv4/ip_local_port_range)"
-if [[ -z ${COMMIT:-} ]]; then
-	COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-	git diff --quiet HEAD -- . 2>/dev/null || COMMIT="$COMMIT (with uncommitted changes)"
-fi
-echo "commit: $COMMIT"
-# Other tenants' load skews everything here; say how busy the machine was.
-busy() {
-	local a b
-	a=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	sleep 3
-	b=$(awk '/^cpu /{print $2+$3+$4+$7+$8, $5+$6}' /proc/stat)
-	echo "$a $b" | awk '{printf "%.0f%%", 100 * ($3 - $1) / (($3 - $1) + ($4 - $2))}'
-}
-echo "busy before the run (other processes, 3s): $(busy) of all cores"
+describe_machine
 
 echo
 echo "== wsload: $CONNS waiters, $DURATION, pace $BATCH_SIZE every $BATCH_INTERVAL"
