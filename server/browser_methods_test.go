@@ -52,7 +52,7 @@ func checkSoldOutFacts(t *testing.T, facts []soldOutFact, want int) {
 		t.Errorf("%d sold out pages checked, want %d", len(facts), want)
 	}
 	for _, f := range facts {
-		if f.ShownMs > (2 * time.Second).Milliseconds() || f.Message != soldOutMessage || f.Live != 1 ||
+		if f.ShownMs > (2*time.Second).Milliseconds() || f.Message != soldOutMessage || f.Live != 1 ||
 			f.Before == "" || f.Before != f.After {
 			t.Errorf("%s %s: sold out page %+v", f.Lang, f.Viewport, f)
 		}

@@ -274,6 +274,7 @@ var catalogue = map[Lang]map[string]string{
 		// Queueing methods, sold out and a full line (issue 14).
 		"draw.heading":                     "You're in the draw",
 		"draw.body":                        "This sale admits people by lot: at each admission, the next ones are drawn at random from everyone waiting. There is no place in line; keep this page open and we'll take you in if you are drawn.",
+		"draw.paused":                      "Admission is paused for the moment. You stay in the draw.",
 		"soldout.heading":                  "Sold out",
 		"soldout.body":                     "Sorry, everything has been sold. Thank you for waiting.",
 		"full.heading":                     "The line is full",
@@ -540,6 +541,7 @@ var catalogue = map[Lang]map[string]string{
 		// 대기 방식, 매진, 대기열 가득 참 (issue 14).
 		"draw.heading":                     "추첨 대기 중입니다",
 		"draw.body":                        "이 판매는 추첨으로 입장합니다. 입장할 때마다 대기 중인 모든 사람 중에서 무작위로 뽑습니다. 대기 순번은 없습니다. 이 페이지를 열어 두시면 당첨될 때 입장시켜 드립니다.",
+		"draw.paused":                      "입장이 잠시 중지되었습니다. 추첨 대상에서 빠지지 않습니다.",
 		"soldout.heading":                  "매진되었습니다",
 		"soldout.body":                     "죄송합니다. 모든 상품이 판매되었습니다. 기다려 주셔서 감사합니다.",
 		"full.heading":                     "대기열이 가득 찼습니다",
