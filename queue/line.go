@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -29,6 +30,7 @@ type Line struct {
 	log    *slog.Logger
 	jitter func(max time.Duration) time.Duration
 	newID  func() string
+	draw   func() uint64
 	open   func(room string) bool
 	snap   RoomSnapshot
 	// snapEpoch is Redis's data epoch as the snapshot last saw it.
@@ -55,6 +57,9 @@ type LineOptions struct {
 	// LineOpen reports whether an adaptive room's line is open now; nil
 	// keeps adaptive rooms' lines always open.
 	LineOpen func(room string) bool
+	// Draw returns a uniform random number in [0, DrawRange) for a random
+	// line's admissions; nil is crypto/rand. Tests seed it.
+	Draw func() uint64
 	// Snapshot, when set, keeps the rooms this server knows on local disk;
 	// NewLine loads it, so degraded mode serves them even when the server
 	// starts while Redis is down.
@@ -63,7 +68,7 @@ type LineOptions struct {
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
-	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
+	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID, draw: o.Draw,
 		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom), eta: NewEstimator()}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
@@ -88,7 +93,23 @@ func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	if l.newID == nil {
 		l.newID = RandomID
 	}
+	if l.draw == nil {
+		l.draw = CryptoDraw
+	}
 	return l
+}
+
+// DrawRange bounds a random line's draws: 2^48, so every draw is exact in a
+// Lua number, Lua's % on it is exact, and draw % waiting is uniform to
+// within waiting/2^48.
+const DrawRange = 1 << 48
+
+// CryptoDraw is a uniform draw in [0, DrawRange) from crypto/rand: a lottery
+// must not be predictable from the draws before.
+func CryptoDraw() uint64 {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return binary.BigEndian.Uint64(b[:]) >> 16
 }
 
 // DefaultJitter is a uniform random delay in [0, max).
@@ -216,8 +237,18 @@ func (l *Line) Stats(ctx context.Context, room string, now time.Time) (Stats, er
 
 // Listen delivers admissions and settings changes from every server sharing
 // the store, until ctx ends.
+// A room change makes the cached settings stale first, so pages pushed
+// because of it (sold out, undone) are read with the new settings.
 func (l *Line) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
-	return l.store.Listen(ctx, onAdmit, onRoom)
+	return l.store.Listen(ctx, onAdmit, func(room string) {
+		l.mu.Lock()
+		if c, ok := l.cache[room]; ok {
+			c.at = time.Time{}
+			l.cache[room] = c
+		}
+		l.mu.Unlock()
+		onRoom(room)
+	})
 }
 
 // Probe asks the store whether it answers and for the deployment's drill:
@@ -248,6 +279,7 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	now := l.clock.Now()
 	mode := AdmissionOf(&s, now, l.open == nil || l.open(room))
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
+	t.Show(&s)
 	return t, s, err
 }
 
@@ -258,6 +290,7 @@ func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Tic
 		return Ticket{}, Settings{}, err
 	}
 	t, err := l.store.Status(ctx, room, &s, ticketID, identity, l.clock.Now())
+	t.Show(&s)
 	return t, s, err
 }
 
@@ -268,6 +301,9 @@ func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Tic
 		return nil, Settings{}, err
 	}
 	ts, err := l.store.StatusMany(ctx, room, &s, ids, l.clock.Now())
+	for i := range ts {
+		ts[i].Show(&s)
+	}
 	return ts, s, err
 }
 
@@ -279,14 +315,23 @@ func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error
 	return l.store.Leave(ctx, room, ticketID, identity, l.clock.Now())
 }
 
-// Tick runs one admission step for room with fresh jitters.
+// Tick runs one admission step for room with fresh jitters, and in a random
+// line fresh draws: one per slot.
 func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, error) {
-	jitters := make([]time.Duration, s.BatchSize)
-	max := time.Duration(s.JitterMS) * time.Millisecond
+	eff := s.ticking()
+	jitters := make([]time.Duration, eff.BatchSize)
+	max := time.Duration(eff.JitterMS) * time.Millisecond
 	for i := range jitters {
 		jitters[i] = l.jitter(max)
 	}
-	return l.store.Tick(ctx, room, s, l.clock.Now(), jitters)
+	var draws []uint64
+	if !eff.Ranked() {
+		draws = make([]uint64, eff.BatchSize)
+		for i := range draws {
+			draws[i] = l.draw() % DrawRange
+		}
+	}
+	return l.store.Tick(ctx, room, &eff, l.clock.Now(), jitters, draws)
 }
 
 // Token signs the entry token of an admitted ticket. Ed25519 signatures are

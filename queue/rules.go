@@ -35,9 +35,9 @@ const (
 // at now; lineOpen is whether an adaptive room's line is open.
 func AdmissionOf(s *Settings, now time.Time, lineOpen bool) Admission {
 	switch {
-	case s.Closed(now):
-		return AdmitClosed
-	case s.Activation == ActivationOff:
+	case s.Closed(now) || s.Frozen():
+		return AdmitClosed // Ticket.Show says why
+	case s.Activation == ActivationOff || s.QueueingMethod == MethodPassthrough:
 		return AdmitOpen
 	case s.Activation == ActivationAdaptive && !lineOpen:
 		// The line is closed while checkout is cool: admit at once, with
@@ -48,4 +48,48 @@ func AdmissionOf(s *Settings, now time.Time, lineOpen bool) Admission {
 		return AdmitPaused
 	}
 	return AdmitLine
+}
+
+// Why a ticket reads closed (Ticket.Reason).
+const (
+	ReasonEnded       = "ended"       // the room's ends_at has passed
+	ReasonMaintenance = "maintenance" // the queueing method is reject
+)
+
+// FullRetryAfter is when a newcomer turned away by a full line should try
+// again: long enough that a full line is not hammered, short enough that
+// places freed by admissions are taken.
+const FullRetryAfter = 15 * time.Second
+
+// Frozen reports whether the line stands still: the sale is sold out, or the
+// room rejects everyone. Nobody takes a place, is admitted or is dropped, so
+// undoing it puts the line back as it was; admitted visitors keep their slots.
+func (s *Settings) Frozen() bool { return s.SoldOut || s.QueueingMethod == MethodReject }
+
+// Ranked reports whether a waiter's position means anything: not in a random
+// line, where every admission is a draw among everyone waiting.
+func (s *Settings) Ranked() bool { return s.QueueingMethod != MethodRandom }
+
+// ticking is what a tick runs with: a frozen line admits nobody and drops
+// nobody, since its pages show no place to keep alive.
+func (s Settings) ticking() Settings {
+	if s.Frozen() {
+		s.Paused, s.AbandonAfterS = true, neverAbandon
+	}
+	return s
+}
+
+// Show applies the room's state to a ticket as the store read it: while the
+// line is frozen a waiter keeps its place in the store but reads as sold out,
+// or closed for maintenance, as a newcomer turned away does.
+func (t *Ticket) Show(s *Settings) {
+	away := t.State == StateWaiting || t.State == StateClosed
+	switch {
+	case s.SoldOut && away:
+		t.State, t.Reason, t.Position = StateSoldOut, "", 0
+	case s.QueueingMethod == MethodReject && away:
+		t.State, t.Reason, t.Position = StateClosed, ReasonMaintenance, 0
+	case t.State == StateClosed:
+		t.Reason = ReasonEnded
+	}
 }

@@ -79,7 +79,24 @@ type Settings struct {
 	BotProtection BotProtection `json:"bot_protection"`
 	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no cap.
 	MaxQuantity int64 `json:"max_quantity,omitempty"`
+	// QueueingMethod is how the line admits (queue/vocab's Method).
+	QueueingMethod Method `json:"queueing_method"`
+	// SoldOut ends the sale until undone: waiters keep their places unseen.
+	SoldOut        bool   `json:"sold_out"`
+	SoldOutMessage string `json:"sold_out_message,omitempty"`
+	// MaxWaiting is the most people in line; 0 is no limit.
+	MaxWaiting int64 `json:"max_waiting,omitempty"`
 }
+
+// Method is a room's queueing method (queue/vocab defines them).
+type Method = vocab.Method
+
+const (
+	MethodFIFO        = vocab.MethodFIFO
+	MethodRandom      = vocab.MethodRandom
+	MethodPassthrough = vocab.MethodPassthrough
+	MethodReject      = vocab.MethodReject
+)
 
 // Proof-of-work switch values of BotProtection.ProofOfWork.
 const (
@@ -135,6 +152,7 @@ func DefaultSettings() Settings {
 		Tiers:           DefaultTiers(),
 		TargetURL:       "/checkout-not-configured",
 		Activation:      ActivationAlways,
+		QueueingMethod:  MethodFIFO,
 		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost},
 	}
 }
@@ -289,6 +307,29 @@ var SettingFields = []SettingField{
 			return nil
 		}},
 	{Name: "paused", Section: SectionBasics, Kind: KindBool, Doc: "admission stops; waiters keep their places"},
+	{Name: "queueing_method", Section: SectionBasics, Kind: KindSelect,
+		Choices:      []string{string(MethodFIFO), string(MethodRandom), string(MethodPassthrough), string(MethodReject)},
+		ChoicePrefix: "admin.method.", Help: true,
+		Doc: "`fifo` (first come, first admitted), `random` (each admission draws uniformly among those waiting: a lottery; no positions), `passthrough` (no line: everyone is admitted at once and counted, capacity is not a limit) or `reject` (nobody gets a place: a closed page, reason `maintenance`; those in line keep their places unseen)",
+		check: func(s *Settings) error {
+			switch s.QueueingMethod {
+			case MethodFIFO, MethodRandom, MethodPassthrough, MethodReject:
+				return nil
+			}
+			return fieldErr("queueing_method", "must be %q, %q, %q or %q", MethodFIFO, MethodRandom, MethodPassthrough, MethodReject)
+		}},
+	{Name: "sold_out", Section: SectionBasics, Kind: KindBool,
+		Doc: "the sale has ended: newcomers and everyone in line see the sold out page, nobody is admitted or dropped; admitted visitors keep their tokens; undoing it puts the line back as it was"},
+	{Name: "sold_out_message", Section: SectionBasics, Kind: KindLongText, Doc: "shown on the sold out page",
+		check: func(s *Settings) error { return atMost("sold_out_message", s.SoldOutMessage, 2000) }},
+	{Name: "max_waiting", Section: SectionBasics, Kind: KindNumber, Help: true,
+		Doc: "the most people in line; newcomers beyond it get `full` (no place, try again later), those in line keep theirs; 0 is no limit",
+		check: func(s *Settings) error {
+			if s.MaxWaiting < 0 || s.MaxWaiting > 100_000_000 {
+				return fieldErr("max_waiting", "must be between 0 (no limit) and 100000000")
+			}
+			return nil
+		}},
 	{Name: "ends_at", Section: SectionBasics, Kind: KindDateTime, Help: true,
 		Doc: "RFC 3339; afterwards enter answers `closed` to newcomers (those in line keep their place)"},
 
@@ -503,6 +544,9 @@ func (s *Settings) Normalize() {
 		if a.WindowsToClose == 0 {
 			a.WindowsToClose = 3
 		}
+	}
+	if s.QueueingMethod == "" {
+		s.QueueingMethod = MethodFIFO
 	}
 	if s.BotProtection.ProofOfWork == "" {
 		s.BotProtection.ProofOfWork = ProofOfWorkOn

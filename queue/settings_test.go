@@ -52,8 +52,12 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 		`{"tiers": [{"max_position": null, "interval_ms": 1000}, {"max_position": null, "interval_ms": 1000}]}`:                                         "tiers[0].max_position",
 		`{"tiers": [{"max_position": 10, "interval_ms": 1000}, {"max_position": 5, "interval_ms": 1000}, {"max_position": null, "interval_ms": 1000}]}`: "tiers[1].max_position",
 		`{"tiers": [{"max_position": null, "interval_ms": 10}]}`:                                                                                        "tiers[0].interval_ms",
-		``:      "body",
-		`{} {}`: "body",
+		``:                               "body",
+		`{} {}`:                          "body",
+		`{"queueing_method": "lottery"}`: "queueing_method",
+		`{"max_waiting": -1}`:            "max_waiting",
+		`{"sold_out": 1}`:                "sold_out",
+		`{"sold_out_message": "` + strings.Repeat("x", 2001) + `"}`: "sold_out_message",
 	} {
 		_, err := ParseSettings([]byte(body))
 		var fe *FieldError
@@ -67,7 +71,9 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 // settings that validate and survive a JSON round trip.
 func FuzzParseSettings(f *testing.F) {
 	for _, seed := range []string{`{}`, `{"capacity": 5}`, `{"tiers": [{"max_position": 3, "interval_ms": 100}, {"max_position": null, "interval_ms": 200}]}`,
-		`{"ends_at": "2026-01-01T00:00:00Z", "activation": "off"}`, `[`, `null`, `{"capacity": 1e99}`} {
+		`{"ends_at": "2026-01-01T00:00:00Z", "activation": "off"}`, `[`, `null`, `{"capacity": 1e99}`,
+		`{"queueing_method": "random", "max_waiting": 100, "sold_out": true, "sold_out_message": "gone"}`,
+		`{"queueing_method": "lottery"}`, `{"max_waiting": -1}`, `{"queueing_method": ""}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

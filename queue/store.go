@@ -100,7 +100,9 @@ type Rooms interface {
 type Tickets interface {
 	// Enter returns the identity's live ticket in room, or a new one at the
 	// back of the line (admitted at once when mode or the fast track allows).
-	// A new one costs what gate says (ErrProofRequired, ErrProofSpent).
+	// A new one costs what gate says (ErrProofRequired, ErrProofSpent). A
+	// newcomer who would wait in a line of s.MaxWaiting (when set) gets no
+	// place but a ticket in StateFull.
 	Enter(ctx context.Context, room string, s *Settings, mode Admission, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
 	// Status reads a ticket for its owner and counts as a sign of life.
 	Status(ctx context.Context, room string, s *Settings, ticketID, identity string, now time.Time) (Ticket, error)
@@ -130,7 +132,10 @@ type Limits interface {
 // Ticks runs admission and counts.
 type Ticks interface {
 	// Tick runs one admission step for room at now with one jitter per slot.
-	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration) (TickResult, error)
+	// Without draws it admits from the head; with draws (a random line, one
+	// per slot, each in [0, DrawRange)) the k-th admission is the waiter at
+	// rank draws[k] % waiting among those still waiting.
+	Tick(ctx context.Context, room string, s *Settings, now time.Time, jitters []time.Duration, draws []uint64) (TickResult, error)
 	Stats(ctx context.Context, room string, now time.Time) (Stats, error)
 }
 

@@ -16,6 +16,8 @@ const (
 	StateExpired  = vocab.StateExpired
 	StateClosed   = vocab.StateClosed
 	StateBypassed = vocab.StateBypassed
+	StateSoldOut  = vocab.StateSoldOut
+	StateFull     = vocab.StateFull
 )
 
 // Ticket is one visitor's place in one room, as the store knows it.
@@ -24,7 +26,7 @@ type Ticket struct {
 	ID            string
 	Identity      string // "v:<visitor>" or "u:<user sub>"
 	State         State
-	Reason        string // why a ticket is expired: abandoned, reclaimed, completed, left
+	Reason        string // why a ticket is expired (abandoned, reclaimed, completed, left) or closed (ended, maintenance)
 	Seq           int64  // arrival order from the room's INCR sequence
 	Position      int64  // 1-based among live waiters; 0 unless waiting
 	EntryPosition int64  // position when the ticket joined the line

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -37,6 +38,9 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.
 		v, err := enter(c, line, ids, deg, g, room, body.UserToken, body.Pow)
 		if err != nil {
 			return err
+		}
+		if v.RetryAfterS != nil { // a full line: the hint as a header too
+			c.Response().Header().Set("Retry-After", strconv.FormatInt(*v.RetryAfterS, 10))
 		}
 		return c.JSON(http.StatusOK, v)
 	}

@@ -18,6 +18,7 @@ import (
 var a11yStates = []string{
 	"checking", "closed", "waiting", "paused", "reconnecting", "live", "leave-confirm", "left",
 	"expired", "admitted-countdown", "admitted", "accept", "accept-intent",
+	"draw", "maintenance", "full", "sold-out",
 }
 
 // TestBrowserAccessibility runs axe-core on every state of the waiting page
@@ -43,6 +44,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			t.Fatalf("put room %s: %v", name, err)
 		}
 	}
+	methodRooms(t, site)
 
 	langs := make([]string, len(templates.Langs))
 	for i, l := range templates.Langs {
@@ -76,6 +78,7 @@ func TestBrowserAccessibility(t *testing.T) {
 				Lang, Viewport, Countdown   string
 				GoEarly, GoHiddenAfterAudit bool
 			}
+			SoldOut []soldOutFact
 		}
 		Meta []struct {
 			Lang, Viewport                 string
@@ -89,6 +92,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	}
 	kit.startScript(sctx, t, "a11y", site,
 		"ADMIN_TOKEN="+browserAdminToken, "CHECKING_ROOM=checking", "CLOSED_ROOM=ended", "SHOT_DIR="+shots,
+		"DRAW_ROOM=draw", "MAINT_ROOM=maint", "FULL_ROOM=full", "SOLD_ROOM=drop",
 		"LANGS="+strings.Join(langs, ","), fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
 	).wait(&v)
 
@@ -149,6 +153,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			t.Errorf("%s %s: admitted countdown %+v: want a count and no Continue", e.Lang, e.Viewport, e)
 		}
 	}
+	checkSoldOutFacts(t, v.Facts.SoldOut, 2*len(langs))
 	// The accept page: no meta refresh while the script runs.
 	for _, m := range v.Meta {
 		if m.MetaRefresh != 0 || m.IntentMetaRefresh != 0 {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net/url"
 	"time"
 
@@ -28,6 +29,15 @@ type ticketJSON struct {
 	// waiting or admitted.
 	EntryPosition int64   `json:"entry_position"`
 	EnteredAt     *string `json:"entered_at"`
+	// QueueingMethod names how the line admits: in a random line position,
+	// entry_position and eta_s are 0, 0 and null (the page says "in the draw").
+	QueueingMethod queue.Method `json:"queueing_method"`
+	// Reason says why a ticket is closed (ended, maintenance) or expired.
+	Reason string `json:"reason,omitempty"`
+	// SoldOutMessage is the room's, with state sold_out.
+	SoldOutMessage string `json:"sold_out_message,omitempty"`
+	// RetryAfterS, with state full, is when to try entering again.
+	RetryAfterS *int64 `json:"retry_after_s,omitempty"`
 }
 
 // jsonTime is the ticket's time format: RFC 3339 in UTC with milliseconds.
@@ -42,7 +52,10 @@ type ticketViewer interface {
 func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJSON, error) {
 	v := ticketJSON{
 		Room: t.Room, Ticket: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
-		Paused: s.Paused,
+		Paused: s.Paused, QueueingMethod: s.QueueingMethod, Reason: t.Reason,
+	}
+	if v.QueueingMethod == "" {
+		v.QueueingMethod = queue.MethodFIFO
 	}
 	if t.State == queue.StateWaiting || t.State == queue.StateAdmitted {
 		v.EntryPosition = max(t.EntryPosition, t.Position)
@@ -53,10 +66,13 @@ func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJ
 	}
 	switch t.State {
 	case queue.StateWaiting:
-		if e := sig.Estimate(t, s); e.Known {
+		if e := sig.Estimate(t, s); e.Known && s.Ranked() {
 			v.ETAS, v.ETALowS, v.ETAHighS = seconds(e.Point), seconds(e.Low), seconds(e.High)
 		}
 		v.NextUpdateMS = s.TierInterval(t.Position).Milliseconds()
+		if !s.Ranked() {
+			v.Position, v.EntryPosition = 0, 0 // a draw has no places
+		}
 	case queue.StateAdmitted:
 		tok, err := sig.Token(t)
 		if err != nil {
@@ -66,6 +82,14 @@ func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJ
 		redirect := withToken(s.TargetURL, tok)
 		v.Token, v.OrderableAt, v.RedirectURL = &tok, &at, &redirect
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
+	case queue.StateSoldOut, queue.StateClosed:
+		v.SoldOutMessage = soldOutMessage(t, s)
+		// Nothing moves until the operator undoes it: the slowest tier keeps
+		// the place alive without a crowd of refreshes.
+		v.NextUpdateMS = s.TierInterval(math.MaxInt64).Milliseconds()
+	case queue.StateFull:
+		retry := int64(queue.FullRetryAfter / time.Second)
+		v.RetryAfterS, v.NextUpdateMS = &retry, queue.FullRetryAfter.Milliseconds()
 	default:
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
 	}
@@ -76,6 +100,13 @@ func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJ
 func seconds(d time.Duration) *int64 {
 	n := int64(d.Round(time.Second) / time.Second)
 	return &n
+}
+
+func soldOutMessage(t queue.Ticket, s *queue.Settings) string {
+	if t.State == queue.StateSoldOut {
+		return s.SoldOutMessage
+	}
+	return ""
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.

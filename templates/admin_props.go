@@ -53,6 +53,7 @@ type AdminRoomView struct {
 	Title           string  `json:"title"`
 	Paused          bool    `json:"paused"`
 	Closed          bool    `json:"closed"`
+	SoldOut         bool    `json:"sold_out"`
 	Capacity        int64   `json:"capacity"`
 	BatchSize       int64   `json:"batch_size"`
 	BatchIntervalMS int64   `json:"batch_interval_ms"`

@@ -40,6 +40,13 @@ type TicketView struct {
 	Token, RedirectURL, AcceptURL string
 	OrderableAt                   time.Time
 	EnteredAt                     time.Time // zero when the JSON has none
+	// Method is the room's queueing method; Reason why a ticket is closed
+	// or expired; SoldOutMessage the room's, when sold out; RetryAfterS,
+	// when full, when to try again.
+	Method         vocab.Method
+	Reason         string
+	SoldOutMessage string
+	RetryAfterS    int64
 }
 
 // Ticket states, as in the ticket JSON (queue/vocab defines them).
@@ -49,6 +56,8 @@ const (
 	StateExpired  = vocab.StateExpired
 	StateClosed   = vocab.StateClosed
 	StateBypassed = vocab.StateBypassed
+	StateSoldOut  = vocab.StateSoldOut
+	StateFull     = vocab.StateFull
 	// StateChecking is the page's own: no place yet, the browser is solving
 	// the room's proof-of-work challenge.
 	StateChecking vocab.State = "checking"
@@ -59,20 +68,24 @@ const (
 // AcceptURL is not in that JSON unless the server adds accept_url.
 func TicketViewFromJSON(b []byte) (TicketView, error) {
 	var j struct {
-		Ticket       string      `json:"ticket"`
-		State        vocab.State `json:"state"`
-		Position     int64       `json:"position"`
-		Waiting      int64       `json:"waiting"`
-		ETAS         *int64      `json:"eta_s"`
-		ETALowS      *int64      `json:"eta_low_s"`
-		ETAHighS     *int64      `json:"eta_high_s"`
-		NextUpdateMS int64       `json:"next_update_ms"`
-		Token        *string     `json:"token"`
-		OrderableAt  *string     `json:"orderable_at"`
-		RedirectURL  *string     `json:"redirect_url"`
-		AcceptURL    *string     `json:"accept_url"`
-		Paused       bool        `json:"paused"`
-		EnteredAt    *string     `json:"entered_at"`
+		Ticket       string       `json:"ticket"`
+		State        vocab.State  `json:"state"`
+		Position     int64        `json:"position"`
+		Waiting      int64        `json:"waiting"`
+		ETAS         *int64       `json:"eta_s"`
+		ETALowS      *int64       `json:"eta_low_s"`
+		ETAHighS     *int64       `json:"eta_high_s"`
+		NextUpdateMS int64        `json:"next_update_ms"`
+		Token        *string      `json:"token"`
+		OrderableAt  *string      `json:"orderable_at"`
+		RedirectURL  *string      `json:"redirect_url"`
+		AcceptURL    *string      `json:"accept_url"`
+		Paused       bool         `json:"paused"`
+		EnteredAt    *string      `json:"entered_at"`
+		Method       vocab.Method `json:"queueing_method"`
+		Reason       string       `json:"reason"`
+		SoldOutMsg   string       `json:"sold_out_message"`
+		RetryAfterS  *int64       `json:"retry_after_s"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
@@ -81,6 +94,10 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		Ticket: j.Ticket, State: j.State, Position: j.Position, Waiting: j.Waiting,
 		ETASeconds: -1, ETALowSeconds: -1, ETAHighSeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
 		Token: deref(j.Token), RedirectURL: deref(j.RedirectURL), AcceptURL: deref(j.AcceptURL),
+		Method: j.Method, Reason: j.Reason, SoldOutMessage: j.SoldOutMsg,
+	}
+	if j.RetryAfterS != nil {
+		v.RetryAfterS = *j.RetryAfterS
 	}
 	if j.ETAS != nil {
 		v.ETASeconds = *j.ETAS
@@ -124,10 +141,27 @@ func (p WaitingProps) title() string {
 
 // pageTitle puts the place in line first, so it shows in a background tab.
 func (p WaitingProps) pageTitle() string {
-	if p.Ticket.State == StateWaiting && p.Ticket.Position > 0 {
+	if p.Ticket.State == StateWaiting && p.Ticket.Position > 0 && p.Ticket.Method != vocab.MethodRandom {
 		return "(" + FormatNumber(p.Lang, p.Ticket.Position) + ") " + p.title()
 	}
 	return p.title()
+}
+
+// Blocks of the waiting page beside the states' own (web/page.ts has the same).
+const (
+	blockDraw        = "draw"        // waiting in a random line: no place, a draw
+	blockMaintenance = "maintenance" // closed because the room rejects everyone
+)
+
+// block is the page block the ticket shows: its state's, or a variant.
+func (p WaitingProps) block() string {
+	switch {
+	case p.Ticket.State == StateWaiting && p.Ticket.Method == vocab.MethodRandom:
+		return blockDraw
+	case p.Ticket.State == StateClosed && p.Ticket.Reason == "maintenance":
+		return blockMaintenance
+	}
+	return string(p.Ticket.State)
 }
 
 // refreshSeconds is the tier interval rounded up to whole seconds.
@@ -182,8 +216,14 @@ func (p WaitingProps) lastUpdate() time.Time {
 func (p WaitingProps) layout() LayoutProps {
 	lp := LayoutProps{Lang: p.Lang, Title: p.pageTitle(), Theme: p.Theme, Script: true}
 	switch p.Ticket.State {
-	case StateWaiting:
+	case StateWaiting, StateSoldOut, StateFull:
+		// A sold out page comes back when the operator undoes it; a full
+		// one tries again after its hint.
 		lp.RefreshSeconds = p.refreshSeconds()
+	case StateClosed:
+		if p.block() == blockMaintenance { // an ended room does not reopen
+			lp.RefreshSeconds = p.refreshSeconds()
+		}
 	case StateAdmitted:
 		if u := safeURL(p.Ticket.RedirectURL); u != "" {
 			lp.RefreshSeconds, lp.RefreshURL = int(p.secondsToOrderable()), u

@@ -34,6 +34,7 @@ export interface RoomView {
   title: string;
   paused: boolean;
   closed: boolean;
+  sold_out: boolean;
   capacity: number;
   batch_size: number;
   batch_interval_ms: number;

@@ -50,6 +50,17 @@ export class View {
     }
     const next = this.el("control-paused-value") as HTMLInputElement | null;
     if (next) next.value = String(!v.paused);
+    const sold = this.el("control-sold-out");
+    if (sold) {
+      sold.setAttribute("aria-pressed", String(v.sold_out));
+      sold.classList.toggle("danger", !v.sold_out);
+      const label = t(this.strings, v.sold_out ? "admin.soldout.off" : "admin.soldout.on");
+      if (sold.textContent?.trim() !== label) sold.textContent = label;
+    }
+    const soldNext = this.el("control-sold-out-value") as HTMLInputElement | null;
+    if (soldNext) soldNext.value = String(!v.sold_out);
+    const soldState = this.el("control-sold-out-state");
+    if (soldState) soldState.hidden = !v.sold_out;
     const pace = this.root.querySelector<HTMLFormElement>('form[data-control="pace"]');
     if (pace && pace.dataset.dirty !== "true") {
       for (const [name, value] of [

@@ -9,7 +9,7 @@ import { DEFAULT_BACKOFF, backoffDelay } from "./backoff";
 import { cookiesStick, embedEnv, KEY_HEADER } from "./embed-env";
 import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./embed-messages";
 import { secondsLeft } from "./format";
-import { Page } from "./page";
+import { blockFor, Page } from "./page";
 import { challengeBeside, solve } from "./pow";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, Ticket } from "./ticket";
@@ -84,9 +84,15 @@ function main(): void {
     post(updateMessage(t));
     if (t.state === "waiting") {
       entry = entryPositionFor(entry, 0, t.position);
-      page.renderWaiting(toView(t, entry, strings, lang), new Date());
+      const view = toView(t, entry, strings, lang);
+      page.renderWaiting(view, new Date());
+      page.renderMethod(t, view.waiting);
+    } else {
+      page.renderMethod(t, "");
     }
-    page.showState(t.state);
+    // The full page's link leads to the standalone page: not in a frame.
+    page.el("full-again")?.remove();
+    page.showState(blockFor(t));
     if (!isTerminal(t.state)) return;
     conn?.stop();
     if (t.state === "admitted") {

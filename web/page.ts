@@ -3,14 +3,36 @@
 
 import { countdownText, formatClock, formatHourMinute } from "./format";
 import { Strings, t } from "./strings";
-import { State } from "./ticket";
+import { State, Ticket } from "./ticket";
 import { ConnStatus } from "./transport";
 import { WaitingView } from "./view";
 
-/** "left" is the page's own: the visitor gave up the place here. */
-export type Block = State | "left";
+/**
+ * "left" is the page's own: the visitor gave up the place here. "draw" and
+ * "maintenance" are variants of waiting (a random line) and closed (a room
+ * that rejects everyone), as templates.WaitingProps.block picks them.
+ */
+export type Block = State | "left" | "draw" | "maintenance";
 
-const BLOCKS: readonly Block[] = ["waiting", "admitted", "expired", "closed", "bypassed", "left"];
+const BLOCKS: readonly Block[] = [
+  "waiting",
+  "admitted",
+  "expired",
+  "closed",
+  "bypassed",
+  "left",
+  "draw",
+  "sold_out",
+  "full",
+  "maintenance",
+];
+
+/** blockFor is the block a ticket shows. */
+export function blockFor(tk: Ticket): Block {
+  if (tk.state === "waiting" && tk.queueing_method === "random") return "draw";
+  if (tk.state === "closed" && tk.reason === "maintenance") return "maintenance";
+  return tk.state;
+}
 
 export class Page {
   constructor(
@@ -64,6 +86,18 @@ export class Page {
     if (when) {
       when.textContent = formatClock(updatedAt, this.lang);
       when.setAttribute("datetime", updatedAt.toISOString());
+    }
+  }
+
+  /** renderMethod fills the blocks of a random line and a sold out sale. */
+  renderMethod(tk: Ticket, waiting: string): void {
+    this.setText("draw-waiting", waiting);
+    const paused = this.el("draw-paused");
+    if (paused) paused.hidden = !tk.paused;
+    const msg = this.el("sold-out-message");
+    if (msg) {
+      if (msg.textContent !== tk.sold_out_message) msg.textContent = tk.sold_out_message;
+      msg.hidden = tk.sold_out_message === "";
     }
   }
 

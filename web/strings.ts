@@ -34,6 +34,8 @@ export const KEYS = [
   "accept.status.rejected",
   "accept.reason.sold_out",
   "accept.recovered",
+  "full.retry.one",
+  "full.retry.other",
 ] as const;
 
 export type Key = (typeof KEYS)[number];

@@ -55,6 +55,10 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
     paused: false,
     entry_position: 0,
     entered_at: null,
+    queueing_method: "fifo",
+    reason: "",
+    sold_out_message: "",
+    retry_after_s: 0,
     ...over,
   };
 }

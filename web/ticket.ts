@@ -1,8 +1,8 @@
 // The ticket JSON the API returns and every push message carries.
 
-export type State = "waiting" | "admitted" | "expired" | "closed" | "bypassed";
+export type State = "waiting" | "admitted" | "expired" | "closed" | "bypassed" | "sold_out" | "full";
 
-const STATES: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed"];
+const STATES: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed", "sold_out", "full"];
 
 export interface Ticket {
   room: string;
@@ -26,11 +26,23 @@ export interface Ticket {
   entry_position: number;
   /** When the ticket joined the line (RFC 3339); null when unknown. */
   entered_at: string | null;
+  /** fifo, random (no places: "in the draw"), passthrough or reject. */
+  queueing_method: string;
+  /** Why a ticket is closed (ended, maintenance) or expired; "" when none. */
+  reason: string;
+  /** The room's message, when sold out. */
+  sold_out_message: string;
+  /** When full: seconds until trying again; 0 otherwise. */
+  retry_after_s: number;
 }
 
-/** Terminal states end the connection: nothing more will change. */
+/**
+ * Terminal states end the connection: nothing more will change. A sold out
+ * or closed (maintenance) ticket keeps its place until the operator undoes
+ * it, so its page stays connected.
+ */
 export function isTerminal(state: State): boolean {
-  return state !== "waiting";
+  return state !== "waiting" && state !== "sold_out" && state !== "closed";
 }
 
 function num(v: unknown, fallback: number): number {
@@ -73,6 +85,10 @@ export function parseTicket(raw: unknown): Ticket | null {
     paused: o.paused === true,
     entry_position: Math.max(0, Math.trunc(num(o.entry_position, 0))),
     entered_at: str(o.entered_at),
+    queueing_method: str(o.queueing_method) ?? "fifo",
+    reason: str(o.reason) ?? "",
+    sold_out_message: str(o.sold_out_message) ?? "",
+    retry_after_s: Math.max(0, Math.trunc(num(o.retry_after_s, 0))),
   };
 }
 

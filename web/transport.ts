@@ -195,6 +195,10 @@ export class Connection {
       redirect_url: null,
       accept_url: null,
       paused: false,
+      queueing_method: "fifo",
+      reason: "",
+      sold_out_message: "",
+      retry_after_s: 0,
       entry_position: 0,
       entered_at: null,
     };

@@ -6,9 +6,9 @@ import { followAccept } from "./accept";
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
-import { Page } from "./page";
+import { blockFor, Page } from "./page";
 import { fetchChallenge, solve } from "./pow";
-import { Strings } from "./strings";
+import { plural, Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
 import { entryPositionFor, toView } from "./view";
@@ -102,6 +102,26 @@ function powForm(form: HTMLFormElement): void {
   });
 }
 
+/**
+ * retryFull counts down the full line's hint, then loads the room again,
+ * which enters anew. The count is not a live region: it would speak every
+ * second.
+ */
+function retryFull(root: HTMLElement, seconds: number, strings: Strings, lang: string): void {
+  const el = root.querySelector<HTMLElement>('[data-testid="full-retry"]');
+  let left = Math.max(1, seconds);
+  const tick = () => {
+    if (el) el.textContent = plural(strings, "full.retry", left, lang);
+    if (left <= 0) {
+      location.reload();
+      return;
+    }
+    left--;
+    window.setTimeout(tick, 1000);
+  };
+  tick();
+}
+
 function main(): void {
   const acceptRoot = document.querySelector<HTMLElement>("[data-accept]");
   if (acceptRoot) {
@@ -121,6 +141,10 @@ function main(): void {
   const ticketID = d.ticket ?? "";
   const lang = d.lang || document.documentElement.lang || "en";
   const initial = parseTicketText(d.ticketJson ?? "");
+  if (initial?.state === "full") {
+    retryFull(root, initial.retry_after_s, readStrings(), lang);
+    return;
+  }
   if (!room || !ticketID || !initial) return; // leave the no-JS page as it is
 
   const strings = readStrings();
@@ -173,11 +197,13 @@ function main(): void {
       page.setEnteredAt(t.entered_at);
       const view = toView(t, entry, strings, lang);
       page.renderWaiting(view, new Date());
-      page.setTitle(view.position);
+      page.renderMethod(t, view.waiting);
+      page.setTitle(t.queueing_method === "random" ? null : view.position);
     } else {
+      page.renderMethod(t, "");
       page.setTitle(null);
     }
-    page.showState(t.state);
+    page.showState(blockFor(t));
     if (!isTerminal(t.state)) return;
     conn?.stop();
     if (t.state === "admitted") admit(t);

@@ -65,6 +65,13 @@ var cases = []struct {
 	{"LeaseHasOneHolderAtATime", testLeaseHasOneHolderAtATime},
 	{"LeaseKeepsThePaceAcrossHolders", testLeaseKeepsThePaceAcrossHolders},
 	{"LeaseGoesWithTheRoom", testLeaseGoesWithTheRoom},
+	{"RandomAdmitsByDraw", testRandomAdmitsByDraw},
+	{"RandomDrawIsUniform", testRandomDrawIsUniform},
+	{"PassthroughAdmitsEveryoneAndCounts", testPassthroughAdmitsEveryoneAndCounts},
+	{"RejectTurnsEveryoneAwayAndKeepsPlaces", testRejectTurnsEveryoneAwayAndKeepsPlaces},
+	{"SoldOutFreezesTheLineAndUndoPutsItBack", testSoldOutFreezesTheLineAndUndoPutsItBack},
+	{"LineFullAtExactlyMaxWaiting", testLineFullAtExactlyMaxWaiting},
+	{"LineFullHoldsAcrossServers", testLineFullHoldsAcrossServers},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -42,7 +42,7 @@ func (r *room) finish(ids []string, reason string, now int64) {
 
 // Tick is tick.lua in Go: purge, reclaim, drop the abandoned, then admit
 // from the head within the tick's budget and the free capacity.
-func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration) (queue.TickResult, error) {
+func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration, draws []uint64) (queue.TickResult, error) {
 	s.mu.Lock()
 	r, n := s.room(room), ms(now)
 	abandonBefore := n - st.AbandonAfterS*1000
@@ -79,10 +79,19 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
 		free := min(st.BatchSize-used, st.Capacity-int64(len(r.active)))
 		var ghosts []string
-		skipped := 0
+		skipped, drawn := 0, 0
 		for free > 0 && skipped < queue.MaxScan && len(r.q) > 0 {
-			w := r.q[0]
-			r.q = r.q[1:]
+			// The head, or in a random line the waiter at rank draw % waiting.
+			k := 0
+			if len(draws) > 0 {
+				if drawn == len(draws) || int64(drawn) == st.BatchSize {
+					break
+				}
+				k = int((draws[drawn] % queue.DrawRange) % uint64(len(r.q)))
+				drawn++
+			}
+			w := r.q[k]
+			r.q = append(r.q[:k], r.q[k+1:]...)
 			seen, ok := r.seen[w.id]
 			delete(r.seen, w.id)
 			if ok && seen < abandonBefore {

@@ -92,6 +92,10 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	if mode == queue.AdmitClosed {
 		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
 	}
+	// Line full: no place, and no proof spent on one.
+	if st.MaxWaiting > 0 && mode != queue.AdmitOpen && int64(len(r.q)) >= st.MaxWaiting {
+		return queue.Ticket{Room: room, State: queue.StateFull}, nil
+	}
 	switch gate.Mode() {
 	case queue.ProofNeed:
 		return queue.Ticket{}, queue.ErrProofRequired

@@ -107,12 +107,14 @@ func evalshaStats(ctx context.Context, rdb *redis.Client) (calls, usec int64, er
 
 const tickWaiters = 100_000
 
-var tick100k struct {
+type tickBench struct {
 	once     sync.Once
 	f        *benchLine
 	settings queue.Settings
 	err      error
 }
+
+var tick100k, tick100kRandom tickBench
 
 // BenchmarkTick100k measures one admission tick (batch 10) of a room with
 // 100,000 waiters. The clock moves one batch interval per tick, so every tick
@@ -121,14 +123,22 @@ var tick100k struct {
 // redis-us/tick is the script's own time inside Redis (INFO commandstats),
 // which is what the single-threaded Redis spends on it; ns/op adds the
 // client and the round trip.
-func BenchmarkTick100k(b *testing.B) {
+func BenchmarkTick100k(b *testing.B) { benchTick100k(b, "tick100k", queue.MethodFIFO, &tick100k) }
+
+// BenchmarkTick100kRandom is BenchmarkTick100k in a random line: each of the
+// 10 admissions is a draw among the 100,000 (ZRANGE by rank, ZREM).
+func BenchmarkTick100kRandom(b *testing.B) {
+	benchTick100k(b, "tick100k-random", queue.MethodRandom, &tick100kRandom)
+}
+
+func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tickBench) {
 	ctx := context.Background()
-	const room = "tick100k"
 	tick100k.once.Do(func() {
 		f := newBenchLine(b, clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
 		s := queue.DefaultSettings()
 		s.BatchSize, s.BatchIntervalMS, s.Capacity = 10, 200, 1_000_000
 		s.SessionTTLS, s.AbandonAfterS = 60, 86_400
+		s.QueueingMethod = method
 		if err := f.line.PutRoom(ctx, room, s); err != nil {
 			tick100k.err = err
 			return

@@ -131,6 +131,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID)},
 		identity, newID, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
+		st.MaxWaiting,
 	).Slice()
 	if err != nil {
 		return queue.Ticket{}, fail("enter", err)
@@ -145,6 +146,8 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 			return queue.Ticket{}, queue.ErrProofRequired
 		case -3:
 			return queue.Ticket{}, queue.ErrProofSpent
+		case -4:
+			return queue.Ticket{Room: room, State: queue.StateFull}, nil
 		}
 		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
 	}
@@ -244,7 +247,7 @@ func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (boo
 	return ok == 1, reason, nil
 }
 
-func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration) (queue.TickResult, error) {
+func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration, draws []uint64) (queue.TickResult, error) {
 	k := keysFor(s.prefix, room)
 	paused := "0"
 	if st.Paused {
@@ -261,6 +264,15 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 			j = jitters[i]
 		}
 		args = append(args, j.Milliseconds())
+	}
+	if len(draws) > 0 {
+		for i := int64(0); i < st.BatchSize; i++ {
+			var d uint64
+			if int(i) < len(draws) {
+				d = draws[i] % queue.DrawRange
+			}
+			args = append(args, strconv.FormatUint(d, 10))
+		}
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
 		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors}, args...).Slice()

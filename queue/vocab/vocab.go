@@ -14,6 +14,19 @@ const (
 	StateExpired  State = "expired"  // abandoned, reclaimed, completed or left
 	StateClosed   State = "closed"   // the room has ended
 	StateBypassed State = "bypassed" // waitroom is degraded: intents instead of a line
+	StateSoldOut  State = "sold_out" // the operator ended the sale: no place is taken or moves
+	StateFull     State = "full"     // the line holds max_waiting: no new place, try again later
+)
+
+// Method is how a room's line admits, as its settings spell it.
+type Method string
+
+// Queueing methods of a room.
+const (
+	MethodFIFO        Method = "fifo"        // first come, first admitted
+	MethodRandom      Method = "random"      // each admission draws uniformly among those waiting
+	MethodPassthrough Method = "passthrough" // no line: everyone admitted at once, counted
+	MethodReject      Method = "reject"      // nobody gets a place: a closed page, for maintenance
 )
 
 // Activation is when a room's line is on.

@@ -16,7 +16,7 @@ const (
 	BySession    = "session"
 )
 
-// What kind of change.
+// What kind of change (SoldOut is in sold_out.go).
 const (
 	Created  = "created"
 	Saved    = "saved"
@@ -42,7 +42,8 @@ type Change struct {
 
 // loggedValues are the settings whose new values an audit line shows when
 // they change: the controls of a sale, short and never secret.
-var loggedValues = []string{"paused", "capacity", "batch_size", "batch_interval_ms", "activation"}
+var loggedValues = []string{"paused", "capacity", "batch_size", "batch_interval_ms", "activation",
+	"queueing_method", "sold_out", "max_waiting"}
 
 // SettingsChange is the change from old (nil for a new room) to s: the
 // fields that differ and the new values of the controls among them.

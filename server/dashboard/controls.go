@@ -17,7 +17,7 @@ import (
 
 // controlFields are what the room page's controls may change; anything
 // else in the form is ignored.
-var controlFields = []string{"paused", "capacity", "batch_size", "batch_interval_ms", "activation"}
+var controlFields = []string{"paused", "capacity", "batch_size", "batch_interval_ms", "activation", "sold_out"}
 
 // handleControls: POST /admin/rooms/:room/controls changes pause, pace,
 // capacity or activation over the stored settings, through the admin API's
@@ -82,7 +82,7 @@ func applyControls(cur queue.Settings, form map[string][]string) (queue.Settings
 		v := strings.TrimSpace(vs[0])
 		var raw json.RawMessage
 		switch name {
-		case "paused":
+		case "paused", "sold_out":
 			raw, err = json.Marshal(v == "true")
 		case "activation":
 			raw, err = json.Marshal(v)

@@ -117,6 +117,10 @@ func TestEditKeepsEverySetting(t *testing.T) {
 			s.AllowedEmbedders = []string{"https://shop.example", "http://localhost:8081"}
 		},
 		"max_quantity":                            func(s *queue.Settings) { s.MaxQuantity = 3 },
+		"queueing_method":                         func(s *queue.Settings) { s.QueueingMethod = queue.MethodRandom },
+		"sold_out":                                func(s *queue.Settings) { s.SoldOut = true },
+		"sold_out_message":                        func(s *queue.Settings) { s.SoldOutMessage = "All gone,\nthank you " },
+		"max_waiting":                             func(s *queue.Settings) { s.MaxWaiting = 5000 },
 		"bot_protection.proof_of_work":            func(s *queue.Settings) { s.BotProtection.ProofOfWork = queue.ProofOfWorkOff },
 		"bot_protection.pow_cost":                 func(s *queue.Settings) { s.BotProtection.PowCost = 500 },
 		"bot_protection.enters_per_ip_per_minute": func(s *queue.Settings) { s.BotProtection.EntersPerIPPerMinute = 30 },

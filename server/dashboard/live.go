@@ -92,7 +92,7 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 		latest = sample{at: now, waiting: stats.Waiting, active: stats.Active, capacity: s.Capacity}
 	}
 	v := templates.AdminRoomView{
-		Room: room, Title: s.Title, Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()),
+		Room: room, Title: s.Title, Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut,
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
 		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
 		Point:  point(latest),

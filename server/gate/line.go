@@ -134,6 +134,8 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (gateki
 	out := gatekit.Ticket{ID: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
 		NextUpdate: s.TierInterval(1)}
 	switch t.State {
+	case queue.StateFull:
+		out.NextUpdate = queue.FullRetryAfter
 	case queue.StateWaiting:
 		out.ETA, out.NextUpdate = b.line.Estimate(t, &s).Point, s.TierInterval(t.Position)
 	case queue.StateAdmitted:

@@ -428,3 +428,22 @@ func TestProxyAfterTheSale(t *testing.T) {
 		t.Errorf("browser: %d, want the waiting page, which says the sale ended", res.status)
 	}
 }
+
+// TestProxySoldOutAndFull: a sold out sale answers API clients 403
+// sold_out; a full line 503 line_full with a Retry-After, no place taken.
+func TestProxySoldOutAndFull(t *testing.T) {
+	f := newFixture(t, func(s *queue.Settings) { s.SoldOut = true })
+	res := f.do(client(nil), "GET", "/checkout/", "Accept: application/json")
+	if res.status != http.StatusForbidden || res.json["state"] != "sold_out" || res.json["error"].(map[string]any)["code"] != "sold_out" {
+		t.Errorf("sold out: %d %s, want 403 sold_out", res.status, res.body)
+	}
+	f = newFixture(t, func(s *queue.Settings) { s.Paused, s.MaxWaiting = true, 1 })
+	if res := f.do(client(nil), "GET", "/checkout/", "Accept: application/json"); res.status != http.StatusTooManyRequests {
+		t.Fatalf("first into the line: %d %s", res.status, res.body)
+	}
+	res = f.do(client(nil), "GET", "/checkout/", "Accept: application/json")
+	if res.status != http.StatusServiceUnavailable || res.json["state"] != "full" || res.json["error"].(map[string]any)["code"] != "line_full" ||
+		res.header.Get("Retry-After") != "15" {
+		t.Errorf("full: %d %v %s, want 503 line_full, Retry-After 15", res.status, res.header, res.body)
+	}
+}

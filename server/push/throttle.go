@@ -8,9 +8,10 @@ import (
 )
 
 // final reports whether a state ends the wait: it is pushed at once and the
-// connection closes after a grace.
+// connection closes after a grace. A sold out or closed (maintenance) ticket
+// keeps its place while the operator may undo it: its page stays connected.
 func final(state vocab.State) bool {
-	return state != StateWaiting
+	return state != StateWaiting && state != vocab.StateSoldOut && state != StateClosed
 }
 
 // slot is how long a ticket may go unfetched: its tier interval, but at most

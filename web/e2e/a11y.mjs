@@ -8,7 +8,9 @@
 // accept page's recovery. RESULT holds the findings for the Go side.
 //
 // Rooms the Go side sets up: ROOM (paused, others ahead), CHECKING_ROOM
-// (proof of work on) and CLOSED_ROOM (ends_at passed).
+// (proof of work on) and CLOSED_ROOM (ends_at passed); for the queueing
+// methods DRAW_ROOM (random, paused), MAINT_ROOM (reject), FULL_ROOM
+// (max_waiting reached) and SOLD_ROOM (paused, sold out and undone here).
 
 import { readFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
@@ -19,6 +21,10 @@ import { BASE_URL, ROOM, check, log, need, run, waitShown } from "./lib.mjs";
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const CHECKING_ROOM = need("CHECKING_ROOM");
 const CLOSED_ROOM = need("CLOSED_ROOM");
+const DRAW_ROOM = need("DRAW_ROOM");
+const MAINT_ROOM = need("MAINT_ROOM");
+const FULL_ROOM = need("FULL_ROOM");
+const SOLD_ROOM = need("SOLD_ROOM");
 const SHOT_DIR = need("SHOT_DIR");
 const LANGS = (process.env.LANGS || "en,ko").split(",");
 const VIEWPORTS = [
@@ -223,6 +229,38 @@ await run(async (browser, seen) => {
     facts.early.push({ lang, viewport: vp.name, goEarly, goHiddenAfterAudit, countdown });
     await page.close();
     inLine.push({ lang, vp, context }); // degraded mode takes requests only from visitors who were in line
+  }
+
+  // Queueing methods, line full, sold out: each page audited; sold out is
+  // pushed to an open page and undone, the place back.
+  facts.soldOut = [];
+  for (const { lang, vp } of combos) {
+    const { context, page } = await newPage(browser, lang, vp);
+    for (const [roomID, testid, state] of [
+      [DRAW_ROOM, "draw", "draw"],
+      [MAINT_ROOM, "maintenance", "maintenance"],
+      [FULL_ROOM, "full", "full"],
+    ]) {
+      await page.goto(`${BASE_URL}/rooms/${roomID}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, testid, `the ${state} page`);
+      await audit(page, state, lang, vp);
+    }
+    await page.goto(`${BASE_URL}/rooms/${SOLD_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+    await waitShown(page, LIVE, `the ${lang} page in ${SOLD_ROOM} going live`);
+    const before = await page.locator(q("position")).textContent();
+    const at = Date.now();
+    await admin("POST", `/rooms/${SOLD_ROOM}/sold-out`, { sold_out: true });
+    await visible(page, "sold_out", "the sold out page, pushed");
+    const shownMs = Date.now() - at;
+    const message = (await page.locator(q("sold-out-message")).textContent()).trim();
+    const live = await page.locator(LIVE).count(); // still connected: undo must reach it
+    await audit(page, "sold-out", lang, vp);
+    await admin("POST", `/rooms/${SOLD_ROOM}/sold-out`, { sold_out: false });
+    await visible(page, "waiting", "the line back after undo");
+    const after = await page.locator(q("position")).textContent();
+    facts.soldOut.push({ lang, viewport: vp.name, shownMs, message, live, before, after });
+    log(`sold out reached the ${lang} ${vp.name} page in ${shownMs} ms; undone, place ${before} -> ${after}`);
+    await context.close();
   }
 
   // Degraded (a drill): the accept page, then the drill ends and the page goes back to the line.

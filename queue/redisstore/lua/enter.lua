@@ -18,10 +18,13 @@
 -- ARGV[10] proof: "none" (a new place costs nothing), "need" (it costs a
 --   solution and none came), "spend" (a checked solution: spend KEYS[10] once)
 -- ARGV[11] how long the spent mark lives (ms): the challenge's remaining life
+-- ARGV[12] max waiting: a newcomer who would wait in a line this long gets
+--   no place (0: no limit)
 -- Returns {ticket id, record JSON, rank (-1 unless waiting), waiting count, rate},
 -- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket,
 -- {"", "", -2, 0, "0"} when a new place needs a solution and none came,
--- {"", "", -3, 0, "0"} when the solution was spent before.
+-- {"", "", -3, 0, "0"} when the solution was spent before,
+-- {"", "", -4, 0, "0"} when the line is full.
 local identity, id, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local mode = ARGV[4]
 local capacity, size, interval = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
@@ -52,6 +55,14 @@ if existing then
 end
 
 if mode == 'closed' then return {'', '', -1, 0, '0'} end
+
+-- Line full: checked here, atomically with the place it would take, so
+-- servers entering at once never overshoot; asked before any proof is spent.
+local maxw = tonumber(ARGV[12]) or 0
+if maxw > 0 and mode ~= 'open' and redis.call('ZCARD', KEYS[4]) >= maxw then
+  return {'', '', -4, 0, '0'}
+end
+
 if ARGV[10] == 'need' then return {'', '', -2, 0, '0'} end
 if ARGV[10] == 'spend' and not redis.call('SET', KEYS[10], '1', 'NX', 'PX', ARGV[11]) then
   return {'', '', -3, 0, '0'}

@@ -18,6 +18,7 @@
 -- ARGV[9] configured rate (per s)  ARGV[10] event channel
 -- ARGV[11] purge before (ms: tickets that ended before this are deleted)
 -- ARGV[12..] one jitter (ms) per admission slot, at least batch size of them
+-- ARGV[12 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
 -- Returns {reclaimed, abandoned, purged, then for each admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -77,6 +78,26 @@ if #gone > 0 then
 end
 local abandoned = #gone
 
+-- pop takes the next count waiters as ZPOPMIN's {id, score, …}: the head,
+-- or in a random line the waiter at rank draw % waiting for each draw (the
+-- draws come from crypto/rand in Go, not math.random), until they run out.
+local random, drawn = #ARGV >= 11 + 2 * size, 0
+local function pop(count)
+  if not random then return redis.call('ZPOPMIN', KEYS[1], count) end
+  local out = {}
+  while #out < 2 * count and drawn < size do
+    local left = redis.call('ZCARD', KEYS[1])
+    if left == 0 then break end
+    drawn = drawn + 1
+    local rank = tonumber(ARGV[11 + size + drawn]) % left
+    local id = redis.call('ZRANGE', KEYS[1], rank, rank)[1]
+    redis.call('ZREM', KEYS[1], id)
+    out[#out + 1] = id
+    out[#out + 1] = rank
+  end
+  return out
+end
+
 local admitted, waits = {}, {}
 if not paused then
   -- Ticks are compared by their start time, not their number: numbers
@@ -93,7 +114,7 @@ if not paused then
   while n > 0 and skipped < maxscan do
     -- At most 4000 a pop: unpack below stops near 8000 values, and a batch
     -- may be 10,000.
-    local popped = redis.call('ZPOPMIN', KEYS[1], math.min(n, 4000))
+    local popped = pop(math.min(n, 4000))
     if #popped == 0 then break end
     local ids = {}
     for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end

@@ -51,7 +51,9 @@ func writeChallenge(w http.ResponseWriter, ch *Challenged, waitingURL string) {
 const (
 	CodeInLine      = "in_line"     // 429: waiting for a turn
 	CodeTooEarly    = "too_early"   // 425: admitted, the turn starts at orderable_at
-	CodeClosed      = "closed"      // 403: the room has ended
+	CodeClosed      = "closed"      // 403: the room has ended, or is closed for maintenance
+	CodeSoldOut     = "sold_out"    // 403: the operator ended the sale
+	CodeLineFull    = "line_full"   // 503: the line holds max_waiting; ask again after Retry-After
 	CodeUnavailable = "unavailable" // 503: the waiting room cannot be asked now
 )
 

@@ -43,6 +43,8 @@ const (
 	StateAdmitted = vocab.StateAdmitted
 	StateClosed   = vocab.StateClosed
 	StateBypassed = vocab.StateBypassed // waitroom is degraded: intents instead of a line
+	StateSoldOut  = vocab.StateSoldOut
+	StateFull     = vocab.StateFull
 )
 
 // Ticket is a visitor's place as the gate shows it.
@@ -266,6 +268,16 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		writeJSON(w, http.StatusForbidden, 0, waitBody{
 			Error:          errorBody{Code: CodeClosed, Message: "the sale has ended"},
 			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State,
+		})
+	case StateSoldOut:
+		writeJSON(w, http.StatusForbidden, 0, waitBody{
+			Error:          errorBody{Code: CodeSoldOut, Message: "the sale is sold out"},
+			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State,
+		})
+	case StateFull:
+		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate, time.Second), waitBody{
+			Error:          errorBody{Code: CodeLineFull, Message: "the line is full: no place was taken; ask again after Retry-After"},
+			WaitingRoomURL: g.cfg.WaitingURL, State: t.State,
 		})
 	default: // StateBypassed: the line is down, waitroom takes intents instead
 		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate, time.Second), waitBody{
