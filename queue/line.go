@@ -34,8 +34,12 @@ type Line struct {
 	// snapEpoch is Redis's data epoch as the snapshot last saw it.
 	snapEpoch string
 
+	// server names this server in draw records.
+	server string
+
 	mu    sync.Mutex
 	cache map[string]cachedRoom
+	drawn map[string]drawSeen // the opening last seen drawn, per room
 }
 
 type cachedRoom struct {
@@ -58,12 +62,18 @@ type LineOptions struct {
 	// NewLine loads it, so degraded mode serves them even when the server
 	// starts while Redis is down.
 	Snapshot RoomSnapshot
+	// Server names this server in draw records; empty is host/pid.
+	Server string
 }
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID,
-		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom)}
+		open: o.LineOpen, snap: o.Snapshot, server: o.Server, cache: make(map[string]cachedRoom),
+		drawn: make(map[string]drawSeen)}
+	if l.server == "" {
+		l.server = serverName()
+	}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
 	}
@@ -277,8 +287,14 @@ func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error
 	return l.store.Leave(ctx, room, ticketID, identity, l.clock.Now())
 }
 
-// Tick runs one admission step for room with fresh jitters.
+// Tick runs one admission step for room with fresh jitters, after the
+// scheduled opening's draw when it is due.
 func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, error) {
+	if now := l.clock.Now(); l.drawDue(room, s, now) {
+		if err := l.draw(ctx, room, *s.OpensAt, now); err != nil {
+			return TickResult{}, err
+		}
+	}
 	jitters := make([]time.Duration, s.BatchSize)
 	max := time.Duration(s.JitterMS) * time.Millisecond
 	for i := range jitters {

@@ -11,11 +11,12 @@ import (
 type State = vocab.State
 
 const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateExpired  = vocab.StateExpired
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed
+	StateWaiting   = vocab.StateWaiting
+	StateScheduled = vocab.StateScheduled
+	StateAdmitted  = vocab.StateAdmitted
+	StateExpired   = vocab.StateExpired
+	StateClosed    = vocab.StateClosed
+	StateBypassed  = vocab.StateBypassed
 )
 
 // Ticket is one visitor's place in one room, as the store knows it.

@@ -9,11 +9,14 @@ type State string
 
 // Ticket states. A new state is one more line here.
 const (
-	StateWaiting  State = "waiting"
-	StateAdmitted State = "admitted"
-	StateExpired  State = "expired"  // abandoned, reclaimed, completed or left
-	StateClosed   State = "closed"   // the room has ended
-	StateBypassed State = "bypassed" // waitroom is degraded: intents instead of a line
+	StateWaiting State = "waiting"
+	// StateScheduled: in the pre-queue of a scheduled opening, unranked
+	// until the opening's draw gives it a random place.
+	StateScheduled State = "scheduled"
+	StateAdmitted  State = "admitted"
+	StateExpired   State = "expired"  // abandoned, reclaimed, completed or left
+	StateClosed    State = "closed"   // the room has ended
+	StateBypassed  State = "bypassed" // waitroom is degraded: intents instead of a line
 )
 
 // Activation is when a room's line is on.
@@ -39,6 +42,7 @@ const (
 	AdmitOpen        Admission = "open"          // no line: admitted at once while capacity lasts
 	AdmitOpenIfEmpty Admission = "open_if_empty" // adaptive line closed: at once, unless people still wait
 	AdmitPaused      Admission = "paused"        // a place in the line, nobody admitted
+	AdmitScheduled   Admission = "scheduled"     // before the opening: a place in the pre-queue, drawn at the opening
 )
 
 // KeyPrefix starts every Redis key of a deployment.
