@@ -105,6 +105,21 @@ func (l *Line) drawDue(room string, s *Settings, now time.Time) bool {
 	return !ok || !d.opens.Equal(*s.OpensAt) || now.Sub(d.at) < lateWindow
 }
 
+// drawPending reports whether room's opening has come but this server has
+// not seen it drawn. Entries then join the line without being let in at
+// once: the pre-queue, once drawn, goes ahead of them. A newcomer after the
+// opening has no claim to a random place (that would reward pressing at the
+// opening), so it queues behind the draw, first come first served.
+func (l *Line) drawPending(room string, s *Settings, now time.Time) bool {
+	if s.OpensAt == nil || now.Before(*s.OpensAt) {
+		return false
+	}
+	l.mu.Lock()
+	d, ok := l.drawn[room]
+	l.mu.Unlock()
+	return !ok || !d.opens.Equal(*s.OpensAt)
+}
+
 // draw runs the opening's draw for room: read the pre-queue, shuffle it
 // here, and hand the order to the store, which keeps it only if nobody drew
 // this opening before (one draw across all servers). Nothing is written

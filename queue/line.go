@@ -255,6 +255,9 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	}
 	now := l.clock.Now()
 	mode := AdmissionOf(&s, now, l.open == nil || l.open(room))
+	if mode != AdmitClosed && l.drawPending(room, &s, now) {
+		mode = AdmitPaused // a place behind the draw, nobody let in ahead of it
+	}
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	return t, s, err
 }

@@ -61,6 +61,11 @@ var cases = []struct {
 	{"RoomsAndEpoch", testRoomsAndEpoch},
 	{"ListenHearsAdmissionsAndRoomChanges", testListenHearsAdmissionsAndRoomChanges},
 	{"DrillReachesEveryServer", testDrillReachesEveryServer},
+	{"ScheduledEntriesWaitForTheDraw", testScheduledEntriesWaitForTheDraw},
+	{"LatecomersQueueBehindTheDraw", testLatecomersQueueBehindTheDraw},
+	{"LateScheduledEntryJoinsTheBack", testLateScheduledEntryJoinsTheBack},
+	{"LeavingThePreQueue", testLeavingThePreQueue},
+	{"TwoServersDrawOnce", testTwoServersDrawOnce},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
