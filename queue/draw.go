@@ -16,6 +16,9 @@ import (
 // (an entry or a leave came in between); the draw is read and shuffled again.
 var ErrDrawStale = errors.New("queue: pre-queue changed while drawing")
 
+// ErrNotScheduled: "open now" on a room with no opening ahead.
+var ErrNotScheduled = errors.New("queue: the room has no opening ahead")
+
 // drawTries bounds how often one tick re-reads a pre-queue that keeps
 // changing; the next tick tries again.
 const drawTries = 3
@@ -162,4 +165,23 @@ func (l *Line) draw(ctx context.Context, room string, opens, now time.Time) erro
 // LastDraw reads the record of room's last draw; false when none ran.
 func (l *Line) LastDraw(ctx context.Context, room string) (DrawRecord, bool, error) {
 	return l.store.LastDraw(ctx, room)
+}
+
+// OpenNow moves room's scheduled opening to now, so the next tick (on any
+// server) draws the pre-queue. It returns the settings as stored, or
+// ErrNotScheduled when no opening is ahead.
+func (l *Line) OpenNow(ctx context.Context, room string) (Settings, error) {
+	s, err := l.store.GetRoom(ctx, room)
+	if err != nil {
+		return Settings{}, err
+	}
+	now := l.clock.Now().UTC().Truncate(time.Millisecond)
+	if !s.Scheduled(now) {
+		return Settings{}, ErrNotScheduled
+	}
+	s.OpensAt = &now
+	if err := l.PutRoom(ctx, room, s); err != nil {
+		return Settings{}, err
+	}
+	return s, nil
 }

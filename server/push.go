@@ -47,7 +47,7 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 		if err != nil {
 			return nil, err
 		}
-		out[i] = push.Update{Ticket: ids[i], State: v.State, Interval: s.TierInterval(t.Position), Payload: data}
+		out[i] = push.Update{Ticket: ids[i], State: v.State, Interval: time.Duration(v.NextUpdateMS) * time.Millisecond, Payload: data}
 	}
 	return out, nil
 }

@@ -113,6 +113,8 @@ func (s *Server) routes(d routeDeps) []Route {
 		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line, d.cfg.Logger), admin, "admin API: create or replace a room"},
 		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
+		{get, "/admin/api/rooms/:room/draw", handleRoomDraw(line), admin, "admin API: the scheduled opening and its draw's record"},
+		{post, "/admin/api/rooms/:room/open", handleOpenRoom(line, d.cfg.Logger), admin, "admin API: open now (the opening moves to now)"},
 		{get, "/admin/api/degrade", getDegrade, admin, "admin API: degraded mode and its drill"},
 		{post, "/admin/api/degrade", postDegrade, admin, "admin API: start or end the drill"},
 		{echo.RouteNotFound, "/admin/api", notFound, admin, "admin API: unknown paths, the token checked before the 404"},

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math"
 	"net/url"
 	"time"
 
@@ -26,6 +27,9 @@ type ticketJSON struct {
 	// waiting or admitted.
 	EntryPosition int64   `json:"entry_position"`
 	EnteredAt     *string `json:"entered_at"`
+	// OpensAt is the room's scheduled opening, null without one. While the
+	// state is scheduled the position is 0: unknown until the opening's draw.
+	OpensAt *string `json:"opens_at"`
 }
 
 // jsonTime is the ticket's time format: RFC 3339 in UTC with milliseconds.
@@ -48,7 +52,13 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 			v.EnteredAt = &at
 		}
 	}
+	if s.OpensAt != nil {
+		at := s.OpensAt.UTC().Format(jsonTime)
+		v.OpensAt = &at
+	}
 	switch t.State {
+	case queue.StateScheduled:
+		v.NextUpdateMS = scheduledInterval(s, time.Now()).Milliseconds()
 	case queue.StateWaiting:
 		if !s.Paused {
 			eta := int64(queue.ETA(t, s).Round(time.Second) / time.Second)
@@ -68,6 +78,17 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
 	}
 	return v, nil
+}
+
+// scheduledInterval is how often a pre-queue page hears of its ticket: at
+// the slowest tier's pace (nobody moves before the draw, and the draw is
+// pushed at once), but not past the opening, where polling pages look again.
+func scheduledInterval(s *queue.Settings, now time.Time) time.Duration {
+	every := s.TierInterval(math.MaxInt64)
+	if until := s.OpensAt.Sub(now); until > 0 && until < every {
+		every = until + time.Second // just after the opening: the draw has run
+	}
+	return every
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +53,14 @@ var catalogue = map[Lang]map[string]string{
 		"conn.sse":                 "Live updates (event stream)",
 		"conn.poll":                "Checking for updates regularly",
 		"conn.reconnecting":        "Connection lost, reconnecting…",
+		"scheduled.heading":         "The sale opens soon",
+		"scheduled.body":            "Your place in line will be drawn at {time}. Everyone who arrives before then gets a random place, so there is no need to hurry or refresh.",
+		"scheduled.countdown":       "Opens in {t}",
+		"scheduled.countdown_label": "Time until the opening",
+		"scheduled.drawing":         "Drawing places…",
+		"scheduled.position":        "Your place",
+		"scheduled.unknown":         "drawn at the opening",
+		"scheduled.keep_open":       "Keep this page open: it shows your place as soon as it is drawn.",
 		"admitted.heading":         "It's your turn",
 		"admitted.countdown.one":   "Taking you to the shop in 1 second…",
 		"admitted.countdown.other": "Taking you to the shop in {n} seconds…",
@@ -297,6 +306,14 @@ var catalogue = map[Lang]map[string]string{
 		"conn.sse":                 "실시간 업데이트 중 (이벤트 스트림)",
 		"conn.poll":                "주기적으로 업데이트 확인 중",
 		"conn.reconnecting":        "연결이 끊겼습니다. 다시 연결하는 중…",
+		"scheduled.heading":         "곧 판매가 시작됩니다",
+		"scheduled.body":            "{time}에 대기 순번을 추첨합니다. 그 전에 도착한 모든 분이 무작위로 순번을 받으므로 서두르거나 새로고침할 필요가 없습니다.",
+		"scheduled.countdown":       "오픈까지 {t}",
+		"scheduled.countdown_label": "오픈까지 남은 시간",
+		"scheduled.drawing":         "순번을 추첨하고 있습니다…",
+		"scheduled.position":        "내 순번",
+		"scheduled.unknown":         "오픈 시 추첨",
+		"scheduled.keep_open":       "이 페이지를 열어 두세요. 추첨이 끝나면 순번이 바로 표시됩니다.",
 		"admitted.heading":         "고객님 차례입니다",
 		"admitted.countdown.other": "{n}초 후 쇼핑 페이지로 이동합니다…",
 		"admitted.now":             "지금 쇼핑 페이지로 이동합니다…",
@@ -532,6 +549,7 @@ var clientKeys = []string{
 	"leave.failed",
 	"accept.status.accepted", "accept.status.published", "accept.status.processed", "accept.status.rejected",
 	"accept.reason.sold_out", "accept.recovered",
+	"scheduled.body", "scheduled.countdown", "scheduled.drawing",
 }
 
 // ParseLang returns the supported language a tag names ("ko", "ko-KR",
@@ -669,6 +687,17 @@ func ClientStrings(lang Lang) map[string]string {
 
 func isPluralForm(key string) bool {
 	return strings.HasSuffix(key, ".zero") || strings.HasSuffix(key, ".one")
+}
+
+// CountdownClock is a countdown as h:mm:ss (m:ss under an hour), the same
+// as the client's countdownClock in web/format.ts.
+func CountdownClock(seconds int64) string {
+	seconds = max(seconds, 0)
+	h, m, sec := seconds/3600, seconds/60%60, seconds%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
+	}
+	return fmt.Sprintf("%d:%02d", m, sec)
 }
 
 // FormatHourMinute is FormatClock without seconds, for the time of entry.

@@ -3,6 +3,7 @@ package templates
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/waitroom/waitroom/queue/vocab"
@@ -39,11 +40,13 @@ type TicketView struct {
 	Token, RedirectURL, AcceptURL string
 	OrderableAt                   time.Time
 	EnteredAt                     time.Time // zero when the JSON has none
+	OpensAt                       time.Time // the scheduled opening; zero without one
 }
 
 // Ticket states, as in the ticket JSON (queue/vocab defines them).
 const (
-	StateWaiting  = vocab.StateWaiting
+	StateWaiting   = vocab.StateWaiting
+	StateScheduled = vocab.StateScheduled
 	StateAdmitted = vocab.StateAdmitted
 	StateExpired  = vocab.StateExpired
 	StateClosed   = vocab.StateClosed
@@ -70,6 +73,7 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		AcceptURL    *string     `json:"accept_url"`
 		Paused       bool        `json:"paused"`
 		EnteredAt    *string     `json:"entered_at"`
+		OpensAt      *string     `json:"opens_at"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
@@ -95,6 +99,13 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 			return TicketView{}, err
 		}
 		v.EnteredAt = t
+	}
+	if j.OpensAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *j.OpensAt)
+		if err != nil {
+			return TicketView{}, err
+		}
+		v.OpensAt = t
 	}
 	return v, nil
 }
@@ -176,7 +187,7 @@ func (p WaitingProps) lastUpdate() time.Time {
 func (p WaitingProps) layout() LayoutProps {
 	lp := LayoutProps{Lang: p.Lang, Title: p.pageTitle(), Theme: p.Theme, Script: true}
 	switch p.Ticket.State {
-	case StateWaiting:
+	case StateWaiting, StateScheduled:
 		lp.RefreshSeconds = p.refreshSeconds()
 	case StateAdmitted:
 		if u := safeURL(p.Ticket.RedirectURL); u != "" {
@@ -186,6 +197,29 @@ func (p WaitingProps) layout() LayoutProps {
 		lp.RefreshURL = safeURL(p.Ticket.AcceptURL)
 	}
 	return lp
+}
+
+// secondsToOpening is the pre-queue's countdown, rounded up, never negative.
+func (p WaitingProps) secondsToOpening() int64 {
+	d := p.Ticket.OpensAt.Sub(p.Now)
+	if p.Ticket.OpensAt.IsZero() || d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// openingCountdown is the countdown's text, or "drawing" once it is over.
+func (p WaitingProps) openingCountdown() string {
+	if s := p.secondsToOpening(); s > 0 {
+		return strings.Replace(T(p.Lang, "scheduled.countdown"), "{t}", CountdownClock(s), 1)
+	}
+	return T(p.Lang, "scheduled.drawing")
+}
+
+// scheduledBody says when places are drawn, in UTC (the script rewrites it
+// in local time).
+func (p WaitingProps) scheduledBody() string {
+	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatHourMinute(p.Lang, p.Ticket.OpensAt), 1)
 }
 
 // checkAgainURL reloads the checking page in the same language.

@@ -32,6 +32,9 @@ export const KEYS = [
   "accept.status.rejected",
   "accept.reason.sold_out",
   "accept.recovered",
+  "scheduled.body",
+  "scheduled.countdown",
+  "scheduled.drawing",
 ] as const;
 
 export type Key = (typeof KEYS)[number];
