@@ -1,7 +1,7 @@
 // DOM updates for the waiting page. Elements are found by data-testid, the
 // same hooks the Go tests use, so markup and client cannot drift apart quietly.
 
-import { countdownText, formatClock, formatHourMinute } from "./format";
+import { countdownText, formatClock, formatHourMinute, openingText } from "./format";
 import { Strings, t } from "./strings";
 import { State } from "./ticket";
 import { ConnStatus } from "./transport";
@@ -10,7 +10,7 @@ import { WaitingView } from "./view";
 /** "left" is the page's own: the visitor gave up the place here. */
 export type Block = State | "left";
 
-const BLOCKS: readonly Block[] = ["waiting", "admitted", "expired", "closed", "bypassed", "left"];
+const BLOCKS: readonly Block[] = ["scheduled", "waiting", "admitted", "expired", "closed", "bypassed", "left"];
 
 export class Page {
   constructor(
@@ -95,6 +95,13 @@ export class Page {
 
   setCountdown(seconds: number): void {
     this.setText("countdown", countdownText(seconds, this.strings, this.lang));
+  }
+
+  /** setOpening writes the pre-queue's countdown and, in local time, when places are drawn. */
+  setOpening(seconds: number, opensAt: Date): void {
+    this.setText("opens-countdown", openingText(seconds, this.strings));
+    const body = this.strings["scheduled.body"];
+    if (body) this.setText("scheduled-body", body.replace("{time}", formatHourMinute(opensAt, this.lang)));
   }
 
   /**

@@ -23,6 +23,8 @@ export const EN: Strings = {
   "admitted.countdown.one": "Taking you there in 1 second…",
   "admitted.countdown.other": "Taking you there in {n} seconds…",
   "admitted.now": "Taking you there now…",
+  "scheduled.countdown": "Opens in {t}",
+  "scheduled.drawing": "Drawing places…",
 };
 
 export const KO: Strings = {
@@ -31,6 +33,7 @@ export const KO: Strings = {
   "eta.under_minute": "1분 미만",
   "eta.minutes.other": "약 {n}분",
   "eta.hours.other": "약 {n}시간",
+  "scheduled.countdown": "오픈까지 {t}",
 };
 
 export function ticket(over: Partial<Ticket> = {}): Ticket {
@@ -48,6 +51,7 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
     accept_url: null,
     paused: false,
     entry_position: 0,
+    opens_at: null,
     entered_at: null,
     ...over,
   };

@@ -1,8 +1,8 @@
 // The ticket JSON the API returns and every push message carries.
 
-export type State = "waiting" | "admitted" | "expired" | "closed" | "bypassed";
+export type State = "waiting" | "scheduled" | "admitted" | "expired" | "closed" | "bypassed";
 
-const STATES: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed"];
+const STATES: readonly State[] = ["waiting", "scheduled", "admitted", "expired", "closed", "bypassed"];
 
 export interface Ticket {
   room: string;
@@ -23,11 +23,13 @@ export interface Ticket {
   entry_position: number;
   /** When the ticket joined the line (RFC 3339); null when unknown. */
   entered_at: string | null;
+  /** The room's scheduled opening (RFC 3339); null or absent without one. */
+  opens_at?: string | null;
 }
 
 /** Terminal states end the connection: nothing more will change. */
 export function isTerminal(state: State): boolean {
-  return state !== "waiting";
+  return state !== "waiting" && state !== "scheduled";
 }
 
 function num(v: unknown, fallback: number): number {
@@ -65,6 +67,7 @@ export function parseTicket(raw: unknown): Ticket | null {
     paused: o.paused === true,
     entry_position: Math.max(0, Math.trunc(num(o.entry_position, 0))),
     entered_at: str(o.entered_at),
+    opens_at: str(o.opens_at),
   };
 }
 
