@@ -8,7 +8,8 @@
 // accept page's recovery. RESULT holds the findings for the Go side.
 //
 // Rooms the Go side sets up: ROOM (paused, others ahead), CHECKING_ROOM
-// (proof of work on) and CLOSED_ROOM (ends_at passed).
+// (proof of work on), CLOSED_ROOM (ends_at passed) and SCHEDULED_ROOM
+// (opens_at ahead: the pre-queue).
 
 import { readFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
@@ -19,6 +20,7 @@ import { BASE_URL, ROOM, check, log, need, run, waitShown } from "./lib.mjs";
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const CHECKING_ROOM = need("CHECKING_ROOM");
 const CLOSED_ROOM = need("CLOSED_ROOM");
+const SCHEDULED_ROOM = need("SCHEDULED_ROOM");
 const SHOT_DIR = need("SHOT_DIR");
 const LANGS = (process.env.LANGS || "en,ko").split(",");
 const VIEWPORTS = [
@@ -104,6 +106,9 @@ await run(async (browser, seen) => {
       await page.goto(`${BASE_URL}/rooms/${CLOSED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
       await visible(page, "closed", "the closed room");
       await audit(page, "closed", lang, vp);
+      await page.goto(`${BASE_URL}/rooms/${SCHEDULED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "scheduled", "the pre-queue before the opening");
+      await audit(page, "scheduled", lang, vp);
       await context.close();
     }
     {
