@@ -158,6 +158,7 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 		{get, "/admin/rooms/:room/delete", h.DeletePage, page, "dashboard: confirm a deletion"},
 		{post, "/admin/rooms/:room/delete", h.Delete, form, "dashboard: delete a room"},
 		{post, "/admin/rooms/:room/controls", h.Controls, form, "dashboard: pause, pace, capacity"},
+		{post, "/admin/rooms/:room/open", h.OpenNow, form, "dashboard: open now (a scheduled opening)"},
 		{post, "/admin/degrade", h.Degrade, form, "dashboard: the degraded-mode drill"},
 	}
 }

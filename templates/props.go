@@ -45,8 +45,7 @@ type TicketView struct {
 
 // Ticket states, as in the ticket JSON (queue/vocab defines them).
 const (
-	StateWaiting   = vocab.StateWaiting
-	StateScheduled = vocab.StateScheduled
+	StateWaiting  = vocab.StateWaiting
 	StateAdmitted = vocab.StateAdmitted
 	StateExpired  = vocab.StateExpired
 	StateClosed   = vocab.StateClosed
@@ -54,6 +53,8 @@ const (
 	// StateChecking is the page's own: no place yet, the browser is solving
 	// the room's proof-of-work challenge.
 	StateChecking vocab.State = "checking"
+
+	StateScheduled = vocab.StateScheduled // in the pre-queue of a scheduled opening
 )
 
 // TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
