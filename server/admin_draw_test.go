@@ -1,0 +1,74 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestScheduledOpeningOverTheAPI: before opens_at, enter answers scheduled
+// with opens_at and no position; the admin API shows the pre-queue, opens
+// now (logged, once: a second open is 409 not_scheduled) and, after the
+// tick's draw, the record; the tickets are then waiting at places 1..3.
+func TestScheduledOpeningOverTheAPI(t *testing.T) {
+	e := newEnv(t)
+	opens := t0.Add(time.Hour).Format(time.RFC3339)
+	e.putRoom("drop", `{"opens_at": "`+opens+`", "paused": true}`)
+	type visitor struct {
+		c  *http.Client
+		id string
+	}
+	var visitors []visitor
+	for i := 0; i < 3; i++ {
+		c := e.browser()
+		r := e.do(c, "POST", "/api/rooms/drop/enter", "")
+		if r.status != 200 || r.body["state"] != "scheduled" || r.body["position"] != float64(0) || r.body["opens_at"] != t0.Add(time.Hour).Format("2006-01-02T15:04:05.000Z") || r.body["eta_s"] != nil {
+			t.Fatalf("enter before the opening: %d %s", r.status, r.raw)
+		}
+		visitors = append(visitors, visitor{c, r.body["ticket"].(string)})
+	}
+	r := e.admin("GET", "/admin/api/rooms/drop/draw", "")
+	if r.status != 200 || r.body["scheduled"] != float64(3) || r.body["draw"] != nil {
+		t.Fatalf("draw before the opening: %d %s", r.status, r.raw)
+	}
+	wantError(t, e.admin("POST", "/admin/api/rooms/Bad!/open", ""), 400, "invalid")
+	wantError(t, e.admin("POST", "/admin/api/rooms/nope/open", ""), 404, "room_not_found")
+	if r := e.do(nil, "POST", "/admin/api/rooms/drop/open", ""); r.status != 401 {
+		t.Fatalf("open without the token: %d", r.status)
+	}
+
+	e.clock.Advance(time.Minute)
+	r = e.admin("POST", "/admin/api/rooms/drop/open", "")
+	if r.status != 200 || r.body["opens_at"] != t0.Add(time.Minute).Format(time.RFC3339) {
+		t.Fatalf("open now: %d %s", r.status, r.raw)
+	}
+	wantError(t, e.admin("POST", "/admin/api/rooms/drop/open", ""), 409, "not_scheduled")
+
+	s, err := e.line.Room(context.Background(), "drop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.line.Tick(context.Background(), "drop", &s); err != nil {
+		t.Fatal(err)
+	}
+	r = e.admin("GET", "/admin/api/rooms/drop/draw", "")
+	d, _ := r.body["draw"].(map[string]any)
+	if r.status != 200 || r.body["scheduled"] != float64(0) || d == nil || d["drawn"] != float64(3) || d["server"] == "" || len(d["order_sha256"].(string)) != 64 {
+		t.Fatalf("draw after the opening: %d %s", r.status, r.raw)
+	}
+	if st := e.admin("GET", "/admin/api/rooms/drop/stats", ""); st.body["scheduled"] != float64(0) || st.body["waiting"] != float64(3) {
+		t.Fatalf("stats after the draw: %s", st.raw)
+	}
+	places := map[float64]bool{}
+	for _, v := range visitors {
+		r := e.do(v.c, "GET", "/api/rooms/drop/tickets/"+v.id, "")
+		if r.status != 200 || r.body["state"] != "waiting" || r.body["entry_position"] != r.body["position"] {
+			t.Fatalf("ticket after the draw: %d %s", r.status, r.raw)
+		}
+		places[r.body["position"].(float64)] = true
+	}
+	if !places[1] || !places[2] || !places[3] {
+		t.Fatalf("drawn places %v, want 1, 2 and 3", places)
+	}
+}
