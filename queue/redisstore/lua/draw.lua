@@ -47,18 +47,42 @@ end
 
 local n = #ARGV - first + 1
 if redis.call('ZCARD', KEYS[1]) ~= n then return {-1, 0} end
+-- In chunks: one call per thousand tickets, not one per ticket (unpack
+-- takes up to 8000 values).
+local chunk = 1000
 local once = {}
-for i = first, #ARGV do
-  if once[ARGV[i]] or not redis.call('ZSCORE', KEYS[1], ARGV[i]) then return {-1, 0} end
-  once[ARGV[i]] = true
+for c = first, #ARGV, chunk do
+  local last = math.min(c + chunk - 1, #ARGV)
+  local scores = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, c, last))
+  for i = 1, last - c + 1 do
+    local id = ARGV[c + i - 1]
+    if not scores[i] or once[id] then return {-1, 0} end
+    once[id] = true
+  end
 end
 
 -- Drawn places go ahead of everyone in the line: scores below its head.
 local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local base = math.min(tonumber(head[2]) or 1, 1)
-for i = first, #ARGV do
-  local k = i - first + 1
-  mark(ARGV[i], base - n - 1 + k, k)
+for c = first, #ARGV, chunk do
+  local last = math.min(c + chunk - 1, #ARGV)
+  local raws = redis.call('HMGET', KEYS[4], unpack(ARGV, c, last))
+  local recs, qz, sz = {}, {}, {}
+  for i = 1, last - c + 1 do
+    local id, k = ARGV[c + i - 1], c + i - first
+    if raws[i] then
+      local rec = cjson.decode(raws[i])
+      rec.st, rec.p = 'waiting', k
+      recs[#recs + 1], recs[#recs + 2] = id, cjson.encode(rec)
+      qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, id
+      sz[#sz + 1], sz[#sz + 2] = now, id
+    end
+  end
+  if #recs > 0 then
+    redis.call('HSET', KEYS[4], unpack(recs))
+    redis.call('ZADD', KEYS[2], unpack(qz))
+    redis.call('ZADD', KEYS[3], unpack(sz))
+  end
 end
 redis.call('DEL', KEYS[1])
 redis.call('HSET', KEYS[5], 'opens', ARGV[1], 'at', ARGV[2], 'drawn', n, 'server', ARGV[3], 'hash', ARGV[4])
