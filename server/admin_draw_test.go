@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // TestScheduledOpeningOverTheAPI: before opens_at, enter answers scheduled
@@ -70,5 +72,27 @@ func TestScheduledOpeningOverTheAPI(t *testing.T) {
 	}
 	if !places[1] || !places[2] || !places[3] {
 		t.Fatalf("drawn places %v, want 1, 2 and 3", places)
+	}
+}
+
+// TestOpenNowIsLogged: the admin API's open now writes the audit line.
+func TestOpenNowIsLogged(t *testing.T) {
+	e, logs := auditEnv(t)
+	opens := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	if r := e.admin("PUT", "/admin/api/rooms/drop", `{"opens_at": "`+opens+`"}`); r.status != 201 {
+		t.Fatalf("create: %d %s", r.status, r.raw)
+	}
+	audits(t, logs)
+	r := e.admin("POST", "/admin/api/rooms/drop/open", "")
+	if r.status != 200 {
+		t.Fatalf("open now: %d %s", r.status, r.raw)
+	}
+	a := oneAudit(t, logs, r, "drop", adminops.Opened)
+	if to, _ := a["to"].(map[string]any); to["opens_at"] != r.body["opens_at"] {
+		t.Fatalf("open now: audit %v, answer %s", a, r.raw)
+	}
+	wantError(t, e.admin("POST", "/admin/api/rooms/drop/open", ""), 409, "not_scheduled")
+	if as := audits(t, logs); len(as) != 0 {
+		t.Fatalf("a refused open now was logged: %v", as)
 	}
 }
