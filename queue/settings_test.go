@@ -52,6 +52,7 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 		`{"tiers": [{"max_position": null, "interval_ms": 1000}, {"max_position": null, "interval_ms": 1000}]}`:                                         "tiers[0].max_position",
 		`{"tiers": [{"max_position": 10, "interval_ms": 1000}, {"max_position": 5, "interval_ms": 1000}, {"max_position": null, "interval_ms": 1000}]}`: "tiers[1].max_position",
 		`{"tiers": [{"max_position": null, "interval_ms": 10}]}`:                                                                                        "tiers[0].interval_ms",
+		`{"opens_at": "2026-01-02T00:00:00Z", "ends_at": "2026-01-01T00:00:00Z"}`:                                                                       "opens_at",
 		``:      "body",
 		`{} {}`: "body",
 	} {
@@ -67,7 +68,7 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 // settings that validate and survive a JSON round trip.
 func FuzzParseSettings(f *testing.F) {
 	for _, seed := range []string{`{}`, `{"capacity": 5}`, `{"tiers": [{"max_position": 3, "interval_ms": 100}, {"max_position": null, "interval_ms": 200}]}`,
-		`{"ends_at": "2026-01-01T00:00:00Z", "activation": "off"}`, `[`, `null`, `{"capacity": 1e99}`} {
+		`{"ends_at": "2026-01-01T00:00:00Z", "activation": "off"}`, `{"opens_at": "2026-01-01T00:00:00Z", "ends_at": "2026-01-01T00:00:00Z"}`, `[`, `null`, `{"capacity": 1e99}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
