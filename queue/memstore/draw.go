@@ -65,6 +65,9 @@ func (s *Store) Draw(_ context.Context, room string, rec queue.DrawRecord, order
 	drawn := make([]waiter, 0, len(order)+len(r.q))
 	for i, id := range order {
 		t := r.tickets[id]
+		if t == nil {
+			continue // no record: nothing to place, as draw.lua skips it
+		}
 		t.state, t.score, t.entryPos = queue.StateWaiting, base-k-1+int64(i+1), int64(i+1)
 		drawn = append(drawn, waiter{score: t.score, id: id})
 		r.seen[id] = n
@@ -86,6 +89,9 @@ func (r *room) lateToLine(now int64) int64 {
 	k := min(len(r.pre), queue.MaxScan)
 	for _, w := range r.pre[:k] {
 		t := r.tickets[w.id]
+		if t == nil {
+			continue
+		}
 		t.state, t.score = queue.StateWaiting, w.score
 		i := sort.Search(len(r.q), func(i int) bool { return r.q[i].score >= w.score })
 		r.q = append(r.q[:i], append([]waiter{w}, r.q[i:]...)...)
