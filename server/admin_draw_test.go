@@ -25,11 +25,17 @@ func TestScheduledOpeningOverTheAPI(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		c := e.browser()
 		r := e.do(c, "POST", "/api/rooms/drop/enter", "")
-		if r.status != 200 || r.body["state"] != "scheduled" || r.body["position"] != float64(0) || r.body["opens_at"] != t0.Add(time.Hour).Format("2006-01-02T15:04:05.000Z") || r.body["eta_s"] != nil {
+		if r.status != 200 || r.body["state"] != "scheduled" || r.body["position"] != float64(0) || r.body["next_update_ms"] != float64(10000) || r.body["opens_at"] != t0.Add(time.Hour).Format("2006-01-02T15:04:05.000Z") || r.body["eta_s"] != nil {
 			t.Fatalf("enter before the opening: %d %s", r.status, r.raw)
 		}
 		visitors = append(visitors, visitor{c, r.body["ticket"].(string)})
 	}
+	// Three seconds before the opening, a polling page looks again just after it.
+	e.clock.Advance(time.Hour - 3*time.Second)
+	if r := e.do(visitors[0].c, "GET", "/api/rooms/drop/tickets/"+visitors[0].id, ""); r.body["next_update_ms"] != float64(4000) {
+		t.Fatalf("next update 3 s before the opening: %s", r.raw)
+	}
+	e.clock.Advance(3*time.Second - time.Hour)
 	r := e.admin("GET", "/admin/api/rooms/drop/draw", "")
 	if r.status != 200 || r.body["scheduled"] != float64(3) || r.body["draw"] != nil {
 		t.Fatalf("draw before the opening: %d %s", r.status, r.raw)

@@ -58,7 +58,7 @@ func newTicketJSON(sig tokenSigner, t queue.Ticket, s *queue.Settings) (ticketJS
 	}
 	switch t.State {
 	case queue.StateScheduled:
-		v.NextUpdateMS = scheduledInterval(s, time.Now()).Milliseconds()
+		v.NextUpdateMS = scheduledInterval(s, nowOf(sig)).Milliseconds()
 	case queue.StateWaiting:
 		if !s.Paused {
 			eta := int64(queue.ETA(t, s).Round(time.Second) / time.Second)
@@ -89,6 +89,15 @@ func scheduledInterval(s *queue.Settings, now time.Time) time.Duration {
 		every = until + time.Second // just after the opening: the draw has run
 	}
 	return every
+}
+
+// nowOf is the line's clock when the signer has one (*queue.Line does), so
+// tests with a fake clock see the pre-queue's interval they set up.
+func nowOf(sig tokenSigner) time.Time {
+	if c, ok := sig.(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.
