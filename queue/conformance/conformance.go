@@ -66,6 +66,7 @@ var cases = []struct {
 	{"LateScheduledEntryJoinsTheBack", testLateScheduledEntryJoinsTheBack},
 	{"LeavingThePreQueue", testLeavingThePreQueue},
 	{"TwoServersDrawOnce", testTwoServersDrawOnce},
+	{"DrawIsRefusedTwiceAndWhenStale", testDrawIsRefusedTwiceAndWhenStale},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -2,7 +2,9 @@ package conformance
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -233,5 +235,45 @@ func testTwoServersDrawOnce(t *testing.T, target Open) {
 		if ids[i] == ids[i-1] {
 			t.Fatalf("%s twice in the line", ids[i])
 		}
+	}
+}
+
+func testDrawIsRefusedTwiceAndWhenStale(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "sale", func(s *queue.Settings) { opening(s); s.Paused = true })
+	var ids []string
+	for i := 0; i < 4; i++ {
+		ids = append(ids, f.enter(t, "sale", fmt.Sprintf("v:%d", i)).ID)
+	}
+	ctx, opens, now := context.Background(), t0.Add(time.Minute), t0.Add(time.Minute)
+	rec := func(order []string) queue.DrawRecord {
+		return queue.DrawRecord{OpensAt: opens, At: now, Drawn: int64(len(order)), Server: "test", OrderHash: queue.OrderHash(order)}
+	}
+	// Not the pre-queue: one missing, one twice, one unknown. Nothing changes.
+	for _, bad := range [][]string{ids[:3], {ids[0], ids[1], ids[2], ids[2]}, {ids[0], ids[1], ids[2], "f00d"}} {
+		if drew, _, err := f.store.Draw(ctx, "sale", rec(bad), bad, now); !errors.Is(err, queue.ErrDrawStale) || drew {
+			t.Fatalf("draw of %v: %v %v, want ErrDrawStale", bad, drew, err)
+		}
+	}
+	if _, ok, _ := f.store.LastDraw(ctx, "sale"); ok {
+		t.Fatal("a refused draw left a record")
+	}
+	order := []string{ids[2], ids[0], ids[3], ids[1]}
+	if drew, _, err := f.store.Draw(ctx, "sale", rec(order), order, now); err != nil || !drew {
+		t.Fatalf("draw: %v %v", drew, err)
+	}
+	// The same opening again, in another order (another server): a no-op.
+	again := []string{ids[0], ids[1], ids[2], ids[3]}
+	if drew, late, err := f.store.Draw(ctx, "sale", rec(again), again, now); err != nil || drew || late != 0 {
+		t.Fatalf("second draw of the opening: %v %d %v, want a no-op", drew, late, err)
+	}
+	for i, id := range order {
+		got, _, err := f.line.Status(ctx, "sale", id, fmt.Sprintf("v:%d", slices.Index(ids, id)))
+		if err != nil || got.State != queue.StateWaiting || got.Position != int64(i+1) {
+			t.Fatalf("%s after the draw: %+v %v, want waiting at %d", id, got, err, i+1)
+		}
+	}
+	if r, _, _ := f.store.LastDraw(ctx, "sale"); r.Drawn != 4 || r.OrderHash != queue.OrderHash(order) || !r.OpensAt.Equal(opens) {
+		t.Fatalf("record %+v", r)
 	}
 }
