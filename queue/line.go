@@ -37,8 +37,12 @@ type Line struct {
 	snapEpoch string
 	eta       *Estimator
 
+	// server names this server in draw records.
+	server string
+
 	mu    sync.Mutex
 	cache map[string]cachedRoom
+	drawn map[string]drawSeen // the opening last seen drawn, per room
 }
 
 type cachedRoom struct {
@@ -64,12 +68,18 @@ type LineOptions struct {
 	// NewLine loads it, so degraded mode serves them even when the server
 	// starts while Redis is down.
 	Snapshot RoomSnapshot
+	// Server names this server in draw records; empty is host/pid.
+	Server string
 }
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID, draw: o.Draw,
-		open: o.LineOpen, snap: o.Snapshot, cache: make(map[string]cachedRoom), eta: NewEstimator()}
+		open: o.LineOpen, snap: o.Snapshot, server: o.Server, cache: make(map[string]cachedRoom), eta: NewEstimator(),
+		drawn: make(map[string]drawSeen)}
+	if l.server == "" {
+		l.server = serverName()
+	}
 	if l.clock == nil {
 		l.clock = clockwork.NewRealClock()
 	}
@@ -278,6 +288,9 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	}
 	now := l.clock.Now()
 	mode := AdmissionOf(&s, now, l.open == nil || l.open(room))
+	if mode != AdmitClosed && l.drawPending(room, &s, now) {
+		mode = AdmitPaused // a place behind the draw, nobody let in ahead of it
+	}
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	t.Show(&s)
 	return t, s, err
@@ -316,8 +329,14 @@ func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error
 }
 
 // Tick runs one admission step for room with fresh jitters, and in a random
-// line fresh draws: one per slot.
+// line fresh draws: one per slot; first the scheduled opening's draw when it
+// is due.
 func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, error) {
+	if now := l.clock.Now(); l.drawDue(room, s, now) {
+		if err := l.drawOpening(ctx, room, *s.OpensAt, now); err != nil {
+			return TickResult{}, err
+		}
+	}
 	eff := s.ticking()
 	jitters := make([]time.Duration, eff.BatchSize)
 	max := time.Duration(eff.JitterMS) * time.Millisecond

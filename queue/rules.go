@@ -29,6 +29,7 @@ const (
 	AdmitOpen        = vocab.AdmitOpen
 	AdmitOpenIfEmpty = vocab.AdmitOpenIfEmpty
 	AdmitPaused      = vocab.AdmitPaused
+	AdmitScheduled   = vocab.AdmitScheduled
 )
 
 // AdmissionOf decides how an enter into a room with settings s is admitted
@@ -37,6 +38,10 @@ func AdmissionOf(s *Settings, now time.Time, lineOpen bool) Admission {
 	switch {
 	case s.Closed(now) || s.Frozen():
 		return AdmitClosed // Ticket.Show says why
+	case s.Scheduled(now):
+		// Before the opening nobody is let in, whatever the activation: the
+		// pre-queue is drawn at the opening, so an early press gains nothing.
+		return AdmitScheduled
 	case s.Activation == ActivationOff || s.QueueingMethod == MethodPassthrough:
 		return AdmitOpen
 	case s.Activation == ActivationAdaptive && !lineOpen:

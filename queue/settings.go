@@ -63,11 +63,14 @@ type Settings struct {
 	Adaptive        *Adaptive  `json:"adaptive,omitempty"`
 	Paused          bool       `json:"paused"`
 	EndsAt          *time.Time `json:"ends_at,omitempty"`
-	Title           string     `json:"title"`
-	Message         string     `json:"message"`
-	UserSecret      string     `json:"user_secret,omitempty"`
-	ThemeColor      string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
-	LogoURL         string     `json:"logo_url,omitempty"`
+	// OpensAt is a scheduled opening: before it entries go to the pre-queue,
+	// at it the pre-queue is drawn in random order (draw.go).
+	OpensAt    *time.Time `json:"opens_at,omitempty"`
+	Title      string     `json:"title"`
+	Message    string     `json:"message"`
+	UserSecret string     `json:"user_secret,omitempty"`
+	ThemeColor string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
+	LogoURL    string     `json:"logo_url,omitempty"`
 	// ProductID and ProductName say what the accept page of degraded mode
 	// asks for, so the intent names it (e.g. the sale's one product).
 	ProductID   string `json:"product_id,omitempty"`
@@ -332,6 +335,14 @@ var SettingFields = []SettingField{
 		}},
 	{Name: "ends_at", Section: SectionBasics, Kind: KindDateTime, Help: true,
 		Doc: "RFC 3339; afterwards enter answers `closed` to newcomers (those in line keep their place)"},
+	{Name: "opens_at", Section: SectionBasics, Kind: KindDateTime, Help: true,
+		Doc: "RFC 3339; before it enter puts visitors in a pre-queue (`scheduled`), at it they get random places ahead of later arrivals",
+		check: func(s *Settings) error {
+			if s.OpensAt != nil && s.EndsAt != nil && !s.OpensAt.Before(*s.EndsAt) {
+				return fieldErr("opens_at", "must be before ends_at")
+			}
+			return nil
+		}},
 
 	{Name: "capacity", Section: SectionPace, Kind: KindNumber, Doc: "most users active in checkout at once",
 		check: func(s *Settings) error { return between("capacity", s.Capacity, 1, 1_000_000) }},
@@ -712,6 +723,11 @@ func (s *Settings) ConfiguredRate() float64 {
 // Closed reports whether the room no longer takes entries at now.
 func (s *Settings) Closed(now time.Time) bool {
 	return s.EndsAt != nil && !now.Before(*s.EndsAt)
+}
+
+// Scheduled reports whether the room's scheduled opening is still ahead at now.
+func (s *Settings) Scheduled(now time.Time) bool {
+	return s.OpensAt != nil && now.Before(*s.OpensAt)
 }
 
 // DecodeStrict decodes one JSON object into v, refusing unknown fields, and

@@ -57,7 +57,8 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 		`{"queueing_method": "lottery"}`: "queueing_method",
 		`{"max_waiting": -1}`:            "max_waiting",
 		`{"sold_out": 1}`:                "sold_out",
-		`{"sold_out_message": "` + strings.Repeat("x", 2001) + `"}`: "sold_out_message",
+		`{"sold_out_message": "` + strings.Repeat("x", 2001) + `"}`:               "sold_out_message",
+		`{"opens_at": "2026-01-02T00:00:00Z", "ends_at": "2026-01-01T00:00:00Z"}`: "opens_at",
 	} {
 		_, err := ParseSettings([]byte(body))
 		var fe *FieldError
@@ -73,7 +74,7 @@ func FuzzParseSettings(f *testing.F) {
 	for _, seed := range []string{`{}`, `{"capacity": 5}`, `{"tiers": [{"max_position": 3, "interval_ms": 100}, {"max_position": null, "interval_ms": 200}]}`,
 		`{"ends_at": "2026-01-01T00:00:00Z", "activation": "off"}`, `[`, `null`, `{"capacity": 1e99}`,
 		`{"queueing_method": "random", "max_waiting": 100, "sold_out": true, "sold_out_message": "gone"}`,
-		`{"queueing_method": "lottery"}`, `{"max_waiting": -1}`, `{"queueing_method": ""}`} {
+		`{"queueing_method": "lottery"}`, `{"max_waiting": -1}`, `{"queueing_method": ""}`, `{"opens_at": "2026-01-01T00:00:00Z", "ends_at": "2026-01-01T00:00:00Z"}`} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -55,6 +55,7 @@ func (p EntryProof) Mode() string {
 // Stats are a room's counters.
 type Stats struct {
 	Waiting        int64   `json:"waiting"`
+	Scheduled      int64   `json:"scheduled"` // in the pre-queue of a scheduled opening
 	Active         int64   `json:"active"`
 	EnteredTotal   int64   `json:"entered_total"`
 	AdmittedTotal  int64   `json:"admitted_total"`
@@ -163,4 +164,5 @@ type Store interface {
 	Events
 	Drill
 	Leases
+	Draws
 }

@@ -11,13 +11,14 @@ import (
 type State = vocab.State
 
 const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateExpired  = vocab.StateExpired
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed
-	StateSoldOut  = vocab.StateSoldOut
-	StateFull     = vocab.StateFull
+	StateWaiting   = vocab.StateWaiting
+	StateAdmitted  = vocab.StateAdmitted
+	StateExpired   = vocab.StateExpired
+	StateClosed    = vocab.StateClosed
+	StateBypassed  = vocab.StateBypassed
+	StateSoldOut   = vocab.StateSoldOut
+	StateFull      = vocab.StateFull
+	StateScheduled = vocab.StateScheduled
 )
 
 // Ticket is one visitor's place in one room, as the store knows it.

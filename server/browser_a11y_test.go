@@ -16,7 +16,7 @@ import (
 // a11yStates are the states web/e2e/a11y.mjs audits, each in every language
 // at both viewports.
 var a11yStates = []string{
-	"checking", "closed", "waiting", "paused", "reconnecting", "live", "leave-confirm", "left",
+	"checking", "closed", "scheduled", "waiting", "paused", "reconnecting", "live", "leave-confirm", "left",
 	"expired", "admitted-countdown", "admitted", "accept", "accept-intent",
 	"draw", "maintenance", "full", "sold-out",
 }
@@ -39,7 +39,10 @@ func TestBrowserAccessibility(t *testing.T) {
 	ended := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 	closed := browserRoomSettings()
 	closed.EndsAt = &ended
-	for name, s := range map[string]queue.Settings{"checking": checking, "ended": closed} {
+	opens := time.Now().Add(2 * time.Hour)
+	scheduled := browserRoomSettings()
+	scheduled.OpensAt = &opens
+	for name, s := range map[string]queue.Settings{"checking": checking, "ended": closed, "scheduled": scheduled} {
 		if err := site.line.PutRoom(ctx, name, s); err != nil {
 			t.Fatalf("put room %s: %v", name, err)
 		}
@@ -92,7 +95,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	}
 	kit.startScript(sctx, t, "a11y", site,
 		"ADMIN_TOKEN="+browserAdminToken, "CHECKING_ROOM=checking", "CLOSED_ROOM=ended", "SHOT_DIR="+shots,
-		"DRAW_ROOM=draw", "MAINT_ROOM=maint", "FULL_ROOM=full", "SOLD_ROOM=drop",
+		"DRAW_ROOM=draw", "MAINT_ROOM=maint", "FULL_ROOM=full", "SOLD_ROOM=drop", "SCHEDULED_ROOM=scheduled",
 		"LANGS="+strings.Join(langs, ","), fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
 	).wait(&v)
 

@@ -114,6 +114,8 @@ func (s *Server) routes(d routeDeps) []Route {
 		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
 		{post, "/admin/api/rooms/:room/sold-out", handleSoldOut(line, d.cfg.Logger), admin, "admin API: end the sale (sold out) or undo it"},
+		{get, "/admin/api/rooms/:room/draw", handleRoomDraw(line), admin, "admin API: the scheduled opening and its draw's record"},
+		{post, "/admin/api/rooms/:room/open", handleOpenRoom(line, d.cfg.Logger), admin, "admin API: open now (the opening moves to now)"},
 		{get, "/admin/api/degrade", getDegrade, admin, "admin API: degraded mode and its drill"},
 		{post, "/admin/api/degrade", postDegrade, admin, "admin API: start or end the drill"},
 		{echo.RouteNotFound, "/admin/api", notFound, admin, "admin API: unknown paths, the token checked before the 404"},
@@ -157,6 +159,7 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 		{get, "/admin/rooms/:room/delete", h.DeletePage, page, "dashboard: confirm a deletion"},
 		{post, "/admin/rooms/:room/delete", h.Delete, form, "dashboard: delete a room"},
 		{post, "/admin/rooms/:room/controls", h.Controls, form, "dashboard: pause, pace, capacity"},
+		{post, "/admin/rooms/:room/open", h.OpenNow, form, "dashboard: open now (a scheduled opening)"},
 		{post, "/admin/degrade", h.Degrade, form, "dashboard: the degraded-mode drill"},
 	}
 }

@@ -38,6 +38,9 @@ type ticketJSON struct {
 	SoldOutMessage string `json:"sold_out_message,omitempty"`
 	// RetryAfterS, with state full, is when to try entering again.
 	RetryAfterS *int64 `json:"retry_after_s,omitempty"`
+	// OpensAt is the room's scheduled opening, null without one. While the
+	// state is scheduled the position is 0: unknown until the opening's draw.
+	OpensAt *string `json:"opens_at"`
 }
 
 // jsonTime is the ticket's time format: RFC 3339 in UTC with milliseconds.
@@ -64,7 +67,13 @@ func newTicketJSON(sig ticketViewer, t queue.Ticket, s *queue.Settings) (ticketJ
 			v.EnteredAt = &at
 		}
 	}
+	if s.OpensAt != nil {
+		at := s.OpensAt.UTC().Format(jsonTime)
+		v.OpensAt = &at
+	}
 	switch t.State {
+	case queue.StateScheduled:
+		v.NextUpdateMS = scheduledInterval(s, nowOf(sig)).Milliseconds()
 	case queue.StateWaiting:
 		if e := sig.Estimate(t, s); e.Known && s.Ranked() {
 			v.ETAS, v.ETALowS, v.ETAHighS = seconds(e.Point), seconds(e.Low), seconds(e.High)
@@ -107,6 +116,26 @@ func soldOutMessage(t queue.Ticket, s *queue.Settings) string {
 		return s.SoldOutMessage
 	}
 	return ""
+}
+
+// scheduledInterval is how often a pre-queue page hears of its ticket: at
+// the slowest tier's pace (nobody moves before the draw, and the draw is
+// pushed at once), but not past the opening, where polling pages look again.
+func scheduledInterval(s *queue.Settings, now time.Time) time.Duration {
+	every := s.TierInterval(math.MaxInt64)
+	if until := s.OpensAt.Sub(now); until > 0 && until < every {
+		every = until + time.Second // just after the opening: the draw has run
+	}
+	return every
+}
+
+// nowOf is the line's clock when the signer has one (*queue.Line does), so
+// tests with a fake clock see the pre-queue's interval they set up.
+func nowOf(sig ticketViewer) time.Time {
+	if c, ok := sig.(interface{ Now() time.Time }); ok {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.

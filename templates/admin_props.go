@@ -125,6 +125,8 @@ type AdminRoomProps struct {
 	// script, by field; Saved says a control was applied.
 	ControlErrors map[string]string
 	Saved         bool
+	// Opening is the scheduled opening; nil when the room has none.
+	Opening *AdminOpening
 }
 
 // AdminRoomFormProps is the create and edit form. Values are the inputs as

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -54,6 +55,14 @@ var catalogue = map[Lang]map[string]string{
 		"conn.sse":                 "Live updates (event stream)",
 		"conn.poll":                "Checking for updates regularly",
 		"conn.reconnecting":        "Connection lost, reconnecting…",
+		"scheduled.heading":        "The sale opens soon",
+		"scheduled.body":           "Your place in line will be drawn at {time}. Everyone who arrives before then gets a random place, so there is no need to hurry or refresh.",
+		"scheduled.countdown":      "Opens in {t}",
+		"scheduled.timer_label":    "Time until the opening",
+		"scheduled.drawing":        "Drawing places…",
+		"scheduled.position":       "Your place",
+		"scheduled.unknown":        "drawn at the opening",
+		"scheduled.keep_open":      "Keep this page open: it shows your place as soon as it is drawn.",
 		"admitted.heading":         "It's your turn",
 		"admitted.countdown.one":   "Taking you to the shop in 1 second…",
 		"admitted.countdown.other": "Taking you to the shop in {n} seconds…",
@@ -188,6 +197,15 @@ var catalogue = map[Lang]map[string]string{
 		"admin.control.apply":           "Apply",
 		"admin.control.activation":      "Activation",
 		"admin.control.saved":           "Saved.",
+		"admin.opening.heading":         "Scheduled opening",
+		"admin.opening.opens_at":        "Opens at",
+		"admin.opening.scheduled":       "In the pre-queue",
+		"admin.opening.draw":            "Draw",
+		"admin.opening.none":            "Not drawn yet: places are drawn at the first tick after the opening.",
+		"admin.opening.drawn":           "{n} drawn at {at} by {server}",
+		"admin.opening.hash":            "Order (SHA-256):",
+		"admin.opening.open_hint":       "Open now moves the opening to now: the pre-queue is drawn at the next tick.",
+		"admin.opening.open_now":        "Open now",
 		"admin.control.failed":          "Not saved: {message}",
 		"admin.activation.always":       "Always on",
 		"admin.activation.off":          "Off",
@@ -213,6 +231,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.max_quantity":      "Most units one request may ask for in degraded mode (0: no cap)",
 		"admin.field.paused":            "Paused",
 		"admin.field.ends_at":           "Ends at (UTC)",
+		"admin.field.opens_at":          "Opens at (UTC)",
 		"admin.field.tiers":             "Update tiers",
 		"admin.field.theme_color":       "Accent colour",
 		"admin.field.logo_url":          "Logo URL",
@@ -246,6 +265,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.target_url.help":                         "An absolute http(s) address, or a path on this site starting with /.",
 		"admin.field.activation.help":                         "Adaptive opens the line only while the signal below reads high.",
 		"admin.field.ends_at.help":                            "In UTC. Afterwards newcomers are turned away; those in line keep their place. Empty: no end.",
+		"admin.field.opens_at.help":                           "In UTC. Before it visitors wait on a countdown; at it everyone who came early gets a random place, and later arrivals queue behind them. Empty: open now.",
 		"admin.field.jitter_ms.help":                          "Each admitted visitor may start at a random moment within this spread.",
 		"admin.field.abandon_after_s.help":                    "At least 20 s and at least twice the longest tier interval.",
 		"admin.field.tiers.help":                              "How often a waiter hears of its place, by position; the last tier has no upper position.",
@@ -325,6 +345,14 @@ var catalogue = map[Lang]map[string]string{
 		"conn.sse":                 "실시간 업데이트 중 (이벤트 스트림)",
 		"conn.poll":                "주기적으로 업데이트 확인 중",
 		"conn.reconnecting":        "연결이 끊겼습니다. 다시 연결하는 중…",
+		"scheduled.heading":        "곧 판매가 시작됩니다",
+		"scheduled.body":           "{time}에 대기 순번을 추첨합니다. 그 전에 도착한 모든 분이 무작위로 순번을 받으므로 서두르거나 새로고침할 필요가 없습니다.",
+		"scheduled.countdown":      "오픈까지 {t}",
+		"scheduled.timer_label":    "오픈까지 남은 시간",
+		"scheduled.drawing":        "순번을 추첨하고 있습니다…",
+		"scheduled.position":       "내 순번",
+		"scheduled.unknown":        "오픈 시 추첨",
+		"scheduled.keep_open":      "이 페이지를 열어 두세요. 추첨이 끝나면 순번이 바로 표시됩니다.",
 		"admitted.heading":         "고객님 차례입니다",
 		"admitted.countdown.other": "{n}초 후 쇼핑 페이지로 이동합니다…",
 		"admitted.now":             "지금 쇼핑 페이지로 이동합니다…",
@@ -457,6 +485,15 @@ var catalogue = map[Lang]map[string]string{
 		"admin.control.apply":           "적용",
 		"admin.control.activation":      "활성화",
 		"admin.control.saved":           "저장했습니다.",
+		"admin.opening.heading":         "예약 오픈",
+		"admin.opening.opens_at":        "오픈 시각",
+		"admin.opening.scheduled":       "사전 대기 인원",
+		"admin.opening.draw":            "추첨",
+		"admin.opening.none":            "아직 추첨하지 않았습니다. 오픈 후 첫 틱에서 순번을 추첨합니다.",
+		"admin.opening.drawn":           "{n}명 추첨 ({at}, 서버 {server})",
+		"admin.opening.hash":            "순서 (SHA-256):",
+		"admin.opening.open_hint":       "지금 열기를 누르면 오픈 시각이 지금으로 바뀌고, 다음 틱에서 사전 대기열을 추첨합니다.",
+		"admin.opening.open_now":        "지금 열기",
 		"admin.control.failed":          "저장하지 못했습니다: {message}",
 		"admin.activation.always":       "항상 켜기",
 		"admin.activation.off":          "끄기",
@@ -482,6 +519,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.max_quantity":      "장애 모드에서 한 번에 요청할 수 있는 최대 수량 (0: 제한 없음)",
 		"admin.field.paused":            "일시 중지",
 		"admin.field.ends_at":           "종료 시각 (UTC)",
+		"admin.field.opens_at":          "오픈 시각 (UTC)",
 		"admin.field.tiers":             "업데이트 주기 단계",
 		"admin.field.theme_color":       "강조 색상",
 		"admin.field.logo_url":          "로고 URL",
@@ -515,6 +553,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.target_url.help":                         "http(s)로 시작하는 전체 주소 또는 /로 시작하는 이 사이트의 경로입니다.",
 		"admin.field.activation.help":                         "자동 조절은 아래 신호가 높을 때만 대기열을 엽니다.",
 		"admin.field.ends_at.help":                            "UTC 기준입니다. 이후에는 새 방문자를 받지 않으며, 대기 중인 사람은 자리를 유지합니다. 비워 두면 종료 시각이 없습니다.",
+		"admin.field.opens_at.help":                           "UTC 기준입니다. 그 전에는 카운트다운을 보며 기다리고, 오픈 시각에 미리 온 모든 사람이 무작위로 순번을 받으며 이후 도착한 사람은 그 뒤에 줄을 섭니다. 비워 두면 바로 엽니다.",
 		"admin.field.jitter_ms.help":                          "입장한 방문자마다 이 범위 안의 임의 시점에 시작할 수 있습니다.",
 		"admin.field.abandon_after_s.help":                    "20초 이상이면서 가장 긴 단계 주기의 두 배 이상이어야 합니다.",
 		"admin.field.tiers.help":                              "순번에 따라 대기자가 자기 순번을 전달받는 주기입니다. 마지막 단계에는 상한 순번이 없습니다.",
@@ -585,6 +624,7 @@ var clientKeys = []string{
 	"accept.status.accepted", "accept.status.published", "accept.status.processed", "accept.status.rejected",
 	"accept.reason.sold_out", "accept.recovered",
 	"full.retry.one", "full.retry.other",
+	"scheduled.body", "scheduled.countdown", "scheduled.drawing",
 }
 
 // ParseLang returns the supported language a tag names ("ko", "ko-KR",
@@ -746,6 +786,17 @@ func ClientStrings(lang Lang) map[string]string {
 
 func isPluralForm(key string) bool {
 	return strings.HasSuffix(key, ".zero") || strings.HasSuffix(key, ".one")
+}
+
+// CountdownClock is a countdown as h:mm:ss (m:ss under an hour), the same
+// as the client's countdownClock in web/format.ts.
+func CountdownClock(seconds int64) string {
+	seconds = max(seconds, 0)
+	h, m, sec := seconds/3600, seconds/60%60, seconds%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, sec)
+	}
+	return fmt.Sprintf("%d:%02d", m, sec)
 }
 
 // FormatHourMinute is FormatClock without seconds, for the time of entry.

@@ -198,3 +198,12 @@ func TestClientStringsMatchTheScript(t *testing.T) {
 		t.Error("Korean got an English singular form")
 	}
 }
+
+// The same table as countdownClock's test in web/format.test.ts.
+func TestCountdownClock(t *testing.T) {
+	for s, want := range map[int64]string{0: "0:00", -3: "0:00", 9: "0:09", 61: "1:01", 3599: "59:59", 3600: "1:00:00", 90061: "25:01:01"} {
+		if got := CountdownClock(s); got != want {
+			t.Errorf("CountdownClock(%d) = %q, want %q", s, got, want)
+		}
+	}
+}

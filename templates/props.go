@@ -3,6 +3,7 @@ package templates
 import (
 	"encoding/json"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/waitroom/waitroom/queue/vocab"
@@ -47,6 +48,7 @@ type TicketView struct {
 	Reason         string
 	SoldOutMessage string
 	RetryAfterS    int64
+	OpensAt        time.Time // the scheduled opening; zero without one
 }
 
 // Ticket states, as in the ticket JSON (queue/vocab defines them).
@@ -61,6 +63,8 @@ const (
 	// StateChecking is the page's own: no place yet, the browser is solving
 	// the room's proof-of-work challenge.
 	StateChecking vocab.State = "checking"
+
+	StateScheduled = vocab.StateScheduled // in the pre-queue of a scheduled opening
 )
 
 // TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
@@ -86,6 +90,7 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		Reason       string       `json:"reason"`
 		SoldOutMsg   string       `json:"sold_out_message"`
 		RetryAfterS  *int64       `json:"retry_after_s"`
+		OpensAt      *string      `json:"opens_at"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
@@ -118,6 +123,13 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 			return TicketView{}, err
 		}
 		v.EnteredAt = t
+	}
+	if j.OpensAt != nil {
+		t, err := time.Parse(time.RFC3339Nano, *j.OpensAt)
+		if err != nil {
+			return TicketView{}, err
+		}
+		v.OpensAt = t
 	}
 	return v, nil
 }
@@ -216,7 +228,7 @@ func (p WaitingProps) lastUpdate() time.Time {
 func (p WaitingProps) layout() LayoutProps {
 	lp := LayoutProps{Lang: p.Lang, Title: p.pageTitle(), Theme: p.Theme, Script: true}
 	switch p.Ticket.State {
-	case StateWaiting, StateSoldOut, StateFull:
+	case StateWaiting, StateScheduled, StateSoldOut, StateFull:
 		// A sold out page comes back when the operator undoes it; a full
 		// one tries again after its hint.
 		lp.RefreshSeconds = p.refreshSeconds()
@@ -232,6 +244,29 @@ func (p WaitingProps) layout() LayoutProps {
 		lp.RefreshURL = safeURL(p.Ticket.AcceptURL)
 	}
 	return lp
+}
+
+// secondsToOpening is the pre-queue's countdown, rounded up, never negative.
+func (p WaitingProps) secondsToOpening() int64 {
+	d := p.Ticket.OpensAt.Sub(p.Now)
+	if p.Ticket.OpensAt.IsZero() || d <= 0 {
+		return 0
+	}
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// openingCountdown is the countdown's text, or "drawing" once it is over.
+func (p WaitingProps) openingCountdown() string {
+	if s := p.secondsToOpening(); s > 0 {
+		return strings.Replace(T(p.Lang, "scheduled.countdown"), "{t}", CountdownClock(s), 1)
+	}
+	return T(p.Lang, "scheduled.drawing")
+}
+
+// scheduledBody says when places are drawn, in UTC (the script rewrites it
+// in local time).
+func (p WaitingProps) scheduledBody() string {
+	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatHourMinute(p.Lang, p.Ticket.OpensAt), 1)
 }
 
 // checkAgainURL reloads the checking page in the same language.

@@ -78,10 +78,26 @@ function main(): void {
     tick();
   }
 
+  // The pre-queue's countdown to the opening, as on the waiting page.
+  let opening: number | undefined;
+  function openingIn(opensAt: string | null | undefined): void {
+    const at = Date.parse(opensAt ?? "");
+    window.clearTimeout(opening);
+    if (!Number.isFinite(at)) return;
+    const tick = () => {
+      const left = secondsLeft(at, Date.now());
+      page.setOpening(left, new Date(at));
+      if (left > 0) opening = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+    };
+    tick();
+  }
+
   function show(raw: Ticket): void {
     const t = absolute(raw, location.href);
     showOnly(null);
     post(updateMessage(t));
+    if (t.state === "scheduled") openingIn(t.opens_at);
+    else window.clearTimeout(opening);
     if (t.state === "waiting") {
       entry = entryPositionFor(entry, 0, t.position);
       const view = toView(t, entry, strings, lang);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { countdownText, etaRangeWords, etaWords, secondsLeft } from "./format";
+import { countdownClock, countdownText, etaRangeWords, etaWords, openingText, secondsLeft } from "./format";
 import { formatNumber, plural } from "./strings";
 import { EN, KO } from "./testing";
 
@@ -72,4 +72,22 @@ test("countdown rounds up and never goes below zero", () => {
   assert.equal(countdownText(2, EN, "en"), "Taking you there in 2 seconds…");
   assert.equal(countdownText(1, EN, "en"), "Taking you there in 1 second…");
   assert.equal(countdownText(0, EN, "en"), "Taking you there now…");
+});
+
+// The same table as TestCountdownClock in templates/i18n_test.go.
+test("countdownClock and openingText", () => {
+  for (const [s, want] of [
+    [0, "0:00"],
+    [-3, "0:00"],
+    [9, "0:09"],
+    [61, "1:01"],
+    [3599, "59:59"],
+    [3600, "1:00:00"],
+    [90061, "25:01:01"],
+  ] as [number, string][]) {
+    assert.equal(countdownClock(s), want, String(s));
+  }
+  assert.equal(openingText(125, EN), "Opens in 2:05");
+  assert.equal(openingText(0, EN), "Drawing places…");
+  assert.equal(openingText(3, KO), "오픈까지 0:03");
 });

@@ -67,3 +67,17 @@ export function secondsLeft(untilMs: number, nowMs: number): number {
 export function countdownText(seconds: number, strings: Strings, lang: string): string {
   return seconds > 0 ? plural(strings, "admitted.countdown", seconds, lang) : t(strings, "admitted.now");
 }
+
+/** countdownClock is a countdown as h:mm:ss (m:ss under an hour), as templates.CountdownClock. */
+export function countdownClock(seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor(s / 60) % 60;
+  const sec = String(s % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+/** openingText is the pre-queue's countdown line, or "drawing" once it is over. */
+export function openingText(seconds: number, strings: Strings): string {
+  return seconds > 0 ? t(strings, "scheduled.countdown").replace("{t}", countdownClock(seconds)) : t(strings, "scheduled.drawing");
+}

@@ -1,7 +1,7 @@
 // DOM updates for the waiting page. Elements are found by data-testid, the
 // same hooks the Go tests use, so markup and client cannot drift apart quietly.
 
-import { countdownText, formatClock, formatHourMinute } from "./format";
+import { countdownText, formatClock, formatHourMinute, openingText } from "./format";
 import { Strings, t } from "./strings";
 import { State, Ticket } from "./ticket";
 import { ConnStatus } from "./transport";
@@ -15,6 +15,7 @@ import { WaitingView } from "./view";
 export type Block = State | "left" | "draw" | "maintenance";
 
 const BLOCKS: readonly Block[] = [
+  "scheduled",
   "waiting",
   "admitted",
   "expired",
@@ -129,6 +130,13 @@ export class Page {
 
   setCountdown(seconds: number): void {
     this.setText("countdown", countdownText(seconds, this.strings, this.lang));
+  }
+
+  /** setOpening writes the pre-queue's countdown and, in local time, when places are drawn. */
+  setOpening(seconds: number, opensAt: Date): void {
+    this.setText("opens-countdown", openingText(seconds, this.strings));
+    const body = this.strings["scheduled.body"];
+    if (body) this.setText("scheduled-body", body.replace("{time}", formatHourMinute(opensAt, this.lang)));
   }
 
   /**

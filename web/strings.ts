@@ -36,6 +36,9 @@ export const KEYS = [
   "accept.recovered",
   "full.retry.one",
   "full.retry.other",
+  "scheduled.body",
+  "scheduled.countdown",
+  "scheduled.drawing",
 ] as const;
 
 export type Key = (typeof KEYS)[number];

@@ -25,6 +25,8 @@ export const EN: Strings = {
   "admitted.countdown.one": "Taking you there in 1 second…",
   "admitted.countdown.other": "Taking you there in {n} seconds…",
   "admitted.now": "Taking you there now…",
+  "scheduled.countdown": "Opens in {t}",
+  "scheduled.drawing": "Drawing places…",
 };
 
 export const KO: Strings = {
@@ -35,6 +37,7 @@ export const KO: Strings = {
   "eta.hours.other": "약 {n}시간",
   "eta.range_minutes": "약 {lo}–{hi}분",
   "eta.range_hours": "약 {lo}–{hi}시간",
+  "scheduled.countdown": "오픈까지 {t}",
 };
 
 export function ticket(over: Partial<Ticket> = {}): Ticket {
@@ -54,6 +57,7 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
     accept_url: null,
     paused: false,
     entry_position: 0,
+    opens_at: null,
     entered_at: null,
     queueing_method: "fifo",
     reason: "",

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseTicket, parseTicketText, safeURL } from "./ticket";
+import { isTerminal, parseTicket, parseTicketText, safeURL } from "./ticket";
 
 test("parses the API's ticket JSON", () => {
   const t = parseTicketText(
@@ -53,4 +53,13 @@ test("only http(s) URLs are followed", () => {
   assert.equal(safeURL("javascript:alert(1)", base), null);
   assert.equal(safeURL("data:text/html,hi", base), null);
   assert.equal(safeURL(null, base), null);
+});
+
+test("the pre-queue's ticket: scheduled, with its opening, and not terminal", () => {
+  const t = parseTicket({ ticket: "t1", state: "scheduled", position: 0, opens_at: "2030-01-02T10:00:00.000Z" });
+  assert.ok(t);
+  assert.equal(t.state, "scheduled");
+  assert.equal(t.opens_at, "2030-01-02T10:00:00.000Z");
+  assert.equal(isTerminal("scheduled"), false);
+  assert.equal(parseTicket({ ticket: "t1", state: "waiting" })?.opens_at, null);
 });

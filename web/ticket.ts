@@ -1,8 +1,8 @@
 // The ticket JSON the API returns and every push message carries.
 
-export type State = "waiting" | "admitted" | "expired" | "closed" | "bypassed" | "sold_out" | "full";
+export type State = "waiting" | "scheduled" | "admitted" | "expired" | "closed" | "bypassed" | "sold_out" | "full";
 
-const STATES: readonly State[] = ["waiting", "admitted", "expired", "closed", "bypassed", "sold_out", "full"];
+const STATES: readonly State[] = ["waiting", "scheduled", "admitted", "expired", "closed", "bypassed", "sold_out", "full"];
 
 export interface Ticket {
   room: string;
@@ -34,6 +34,8 @@ export interface Ticket {
   sold_out_message: string;
   /** When full: seconds until trying again; 0 otherwise. */
   retry_after_s: number;
+  /** The room's scheduled opening (RFC 3339); null or absent without one. */
+  opens_at?: string | null;
 }
 
 /**
@@ -42,7 +44,7 @@ export interface Ticket {
  * it, so its page stays connected.
  */
 export function isTerminal(state: State): boolean {
-  return state !== "waiting" && state !== "sold_out" && state !== "closed";
+  return state !== "waiting" && state !== "scheduled" && state !== "sold_out" && state !== "closed";
 }
 
 function num(v: unknown, fallback: number): number {
@@ -89,6 +91,7 @@ export function parseTicket(raw: unknown): Ticket | null {
     reason: str(o.reason) ?? "",
     sold_out_message: str(o.sold_out_message) ?? "",
     retry_after_s: Math.max(0, Math.trunc(num(o.retry_after_s, 0))),
+    opens_at: str(o.opens_at),
   };
 }
 

@@ -185,8 +185,36 @@ function main(): void {
     tick();
   }
 
+  // The pre-queue's countdown to the opening. When it runs out here the
+  // connection asks at once (the draw is pushed too, but a polling page
+  // would wait); a page that loads after the opening just waits for it.
+  let opening: number | undefined;
+  function scheduled(t: Ticket): void {
+    const at = Date.parse(t.opens_at ?? "");
+    window.clearTimeout(opening);
+    if (!Number.isFinite(at)) return;
+    let counting = false;
+    const tick = () => {
+      const now = Date.now() + skewMs;
+      const left = secondsLeft(at, now);
+      page.setOpening(left, new Date(at));
+      if (left > 0) {
+        counting = true;
+        opening = window.setTimeout(tick, (at - now) % 1000 || 1000);
+      } else if (counting) {
+        conn?.nudge();
+      }
+    };
+    tick();
+  }
+
   function show(t: Ticket): void {
     if (left) return;
+    if (t.state === "scheduled") {
+      scheduled(t);
+    } else {
+      window.clearTimeout(opening);
+    }
     if (t.state === "waiting") {
       entry = entryPositionFor(entry, t.entry_position, t.position);
       try {

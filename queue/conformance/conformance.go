@@ -72,6 +72,12 @@ var cases = []struct {
 	{"SoldOutFreezesTheLineAndUndoPutsItBack", testSoldOutFreezesTheLineAndUndoPutsItBack},
 	{"LineFullAtExactlyMaxWaiting", testLineFullAtExactlyMaxWaiting},
 	{"LineFullHoldsAcrossServers", testLineFullHoldsAcrossServers},
+	{"ScheduledEntriesWaitForTheDraw", testScheduledEntriesWaitForTheDraw},
+	{"LatecomersQueueBehindTheDraw", testLatecomersQueueBehindTheDraw},
+	{"LateScheduledEntryJoinsTheBack", testLateScheduledEntryJoinsTheBack},
+	{"LeavingThePreQueue", testLeavingThePreQueue},
+	{"TwoServersDrawOnce", testTwoServersDrawOnce},
+	{"DrawIsRefusedTwiceAndWhenStale", testDrawIsRefusedTwiceAndWhenStale},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

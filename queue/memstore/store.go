@@ -40,7 +40,9 @@ type room struct {
 	visitors map[string]string
 	tickets  map[string]*record
 	seq      int64
-	q        []waiter         // waiting tickets by seq
+	q        []waiter // waiting tickets by score
+	pre      []waiter // the pre-queue of a scheduled opening, by seq
+	draw     *queue.DrawRecord
 	seen     map[string]int64 // waiting ticket -> last sign of life (ms)
 	active   map[string]int64 // admitted ticket -> expiry (ms)
 	ended    map[string]int64 // ended ticket -> end time (ms)
@@ -56,9 +58,11 @@ type room struct {
 	lease    lease              // the admitter lease
 }
 
+// waiter is a ticket in a line: its score is its seq, or its drawn place
+// ahead of every seq (draw.go), as the Redis ZSETs score them.
 type waiter struct {
-	seq int64
-	id  string
+	score int64
+	id    string
 }
 
 type admit struct {
@@ -78,6 +82,7 @@ type record struct {
 	reason                                string
 	entered, admitted, orderable, expires int64
 	entryPos                              int64
+	score                                 int64 // the waiter's score in r.q
 }
 
 func newRoom() *room {
@@ -151,7 +156,7 @@ func (s *Store) DeleteRoom(_ context.Context, room string) error {
 // empty reports whether the room has none of the keys DeleteRoom removes.
 func (r *room) empty() bool {
 	return r.settings == nil && len(r.visitors) == 0 && len(r.tickets) == 0 && r.seq == 0 && len(r.q) == 0 &&
-		len(r.active) == 0 && len(r.ended) == 0 && len(r.stats) == 0 && !r.rated && len(r.admits) == 0 &&
+		len(r.pre) == 0 && r.draw == nil && len(r.active) == 0 && len(r.ended) == 0 && len(r.stats) == 0 && !r.rated && len(r.admits) == 0 &&
 		r.budget.start < 0 && r.lease == lease{}
 }
 
@@ -211,7 +216,7 @@ func (s *Store) Stats(_ context.Context, room string, now time.Time) (queue.Stat
 		}
 	}
 	return queue.Stats{
-		Waiting: int64(len(r.q)), Active: active,
+		Waiting: int64(len(r.q)), Scheduled: int64(len(r.pre)), Active: active,
 		EnteredTotal: r.stats["entered_total"], AdmittedTotal: r.stats["admitted_total"],
 		AbandonedTotal: r.stats["abandoned_total"], ExpiredTotal: r.stats["expired_total"],
 		CompletedTotal: r.stats["completed_total"], AdmittedRate: r.rate,

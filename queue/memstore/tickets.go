@@ -15,7 +15,7 @@ func (r *room) rank(id string) int64 {
 	if !ok {
 		return -1
 	}
-	i := sort.Search(len(r.q), func(i int) bool { return r.q[i].seq >= rec.seq })
+	i := sort.Search(len(r.q), func(i int) bool { return r.q[i].score >= rec.score })
 	if i < len(r.q) && r.q[i].id == id {
 		return int64(i)
 	}
@@ -52,7 +52,7 @@ func (r *room) view(room, id string, rec *record, now time.Time) queue.Ticket {
 
 // live reports whether a record holds a place at now (ms).
 func (rec *record) live(now int64) bool {
-	return rec != nil && (rec.state == queue.StateWaiting || (rec.state == queue.StateAdmitted && rec.expires > now))
+	return rec != nil && (rec.state == queue.StateWaiting || rec.state == queue.StateScheduled || (rec.state == queue.StateAdmitted && rec.expires > now))
 }
 
 // budgetAt is the tick that now falls in and the admissions it used; ticks
@@ -84,6 +84,9 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 				}
 				return r.view(room, existing, rec, now), nil
 			}
+			if rec.state == queue.StateScheduled {
+				return r.view(room, existing, rec, now), nil
+			}
 			if rec.state == queue.StateAdmitted && rec.expires > n {
 				return r.view(room, existing, rec, now), nil
 			}
@@ -107,7 +110,15 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	}
 	r.seq++
 	r.stats["entered_total"]++
-	rec := &record{identity: identity, seq: r.seq, state: queue.StateWaiting, entered: n}
+	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: queue.StateWaiting, entered: n}
+	if mode == queue.AdmitScheduled {
+		// Before the opening: the pre-queue, unranked until the draw.
+		rec.state = queue.StateScheduled
+		r.pre = append(r.pre, waiter{score: rec.seq, id: newID})
+		r.tickets[newID] = rec
+		r.visitors[identity] = newID
+		return r.view(room, newID, rec, now), nil
+	}
 	admitted := mode == queue.AdmitOpen || (mode == queue.AdmitOpenIfEmpty && len(r.q) == 0)
 	if mode == queue.AdmitLine && len(r.q) == 0 {
 		// Fast track: only into an empty line, within capacity and this tick's budget.
@@ -123,7 +134,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 		r.active[newID] = rec.expires
 		r.countAdmissions(n, 1)
 	} else {
-		r.q = append(r.q, waiter{seq: rec.seq, id: newID})
+		r.q = append(r.q, waiter{score: rec.score, id: newID})
 		r.seen[newID] = n
 		rec.entryPos = int64(len(r.q))
 	}
@@ -194,9 +205,10 @@ func (s *Store) Leave(_ context.Context, room, id, identity string, now time.Tim
 		return queue.ErrTicketNotFound
 	}
 	r.unqueue(id)
+	r.unschedule(id)
 	delete(r.seen, id)
 	delete(r.active, id)
-	if rec.state == queue.StateWaiting || rec.state == queue.StateAdmitted {
+	if rec.state == queue.StateWaiting || rec.state == queue.StateScheduled || rec.state == queue.StateAdmitted {
 		rec.state, rec.reason = queue.StateExpired, "left"
 		r.ended[id] = ms(now)
 	}

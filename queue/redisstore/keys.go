@@ -6,6 +6,8 @@ type roomKeys struct {
 	settings, visitors, tickets, seq, q, seen, active, ended, budget, stats, admits, events, activation string
 	// admitter is the room's admitter lease (lease.lua).
 	admitter string
+	// pre is the pre-queue of a scheduled opening, draw the record of its draw.
+	pre, draw string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 }
@@ -49,6 +51,8 @@ func keysFor(prefix, room string) roomKeys {
 		stats:    b + "stats",
 		admits:   b + "admits",
 		events:   b + "events",
+		pre:      b + "pre",
+		draw:     b + "draw",
 		// activation is kept by queue/adaptive; listed so DeleteRoom removes it.
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
@@ -61,5 +65,5 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw}
 }

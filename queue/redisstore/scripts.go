@@ -41,6 +41,10 @@ var (
 	placesLua    string
 	placesScript = redis.NewScript(placesLua)
 
+	//go:embed lua/draw.lua
+	drawLua    string
+	drawScript = redis.NewScript(drawLua)
+
 	//go:embed lua/active.lua
 	activeLua    string
 	activeScript = redis.NewScript(activeLua)

@@ -128,7 +128,7 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
 	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID)},
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre},
 		identity, newID, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
 		st.MaxWaiting,
@@ -211,7 +211,7 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended}, id, identity, ms(now)).Int()
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre}, id, identity, ms(now)).Int()
 	if err != nil {
 		return fail("leave", err)
 	}
@@ -294,10 +294,11 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 
 func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error) {
 	k := keysFor(s.prefix, room)
-	var waiting, active *redis.IntCmd
+	var waiting, scheduled, active *redis.IntCmd
 	var counters *redis.MapStringStringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		waiting = p.ZCard(ctx, k.q)
+		scheduled = p.ZCard(ctx, k.pre)
 		active = p.ZCount(ctx, k.active, "("+strconv.FormatInt(ms(now), 10), "+inf")
 		counters = p.HGetAll(ctx, k.stats)
 		return nil
@@ -310,6 +311,7 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 	rate, _ := strconv.ParseFloat(c["rate"], 64)
 	return queue.Stats{
 		Waiting:        waiting.Val(),
+		Scheduled:      scheduled.Val(),
 		Active:         active.Val(),
 		EnteredTotal:   num("entered_total"),
 		AdmittedTotal:  num("admitted_total"),

@@ -9,13 +9,16 @@ type State string
 
 // Ticket states. A new state is one more line here.
 const (
-	StateWaiting  State = "waiting"
-	StateAdmitted State = "admitted"
-	StateExpired  State = "expired"  // abandoned, reclaimed, completed or left
-	StateClosed   State = "closed"   // the room has ended
-	StateBypassed State = "bypassed" // waitroom is degraded: intents instead of a line
-	StateSoldOut  State = "sold_out" // the operator ended the sale: no place is taken or moves
-	StateFull     State = "full"     // the line holds max_waiting: no new place, try again later
+	StateWaiting State = "waiting"
+	// StateScheduled: in the pre-queue of a scheduled opening, unranked
+	// until the opening's draw gives it a random place.
+	StateScheduled State = "scheduled"
+	StateAdmitted  State = "admitted"
+	StateExpired   State = "expired"  // abandoned, reclaimed, completed or left
+	StateClosed    State = "closed"   // the room has ended
+	StateBypassed  State = "bypassed" // waitroom is degraded: intents instead of a line
+	StateSoldOut   State = "sold_out" // the operator ended the sale: no place is taken or moves
+	StateFull      State = "full"     // the line holds max_waiting: no new place, try again later
 )
 
 // Method is how a room's line admits, as its settings spell it.
@@ -52,6 +55,7 @@ const (
 	AdmitOpen        Admission = "open"          // no line: admitted at once while capacity lasts
 	AdmitOpenIfEmpty Admission = "open_if_empty" // adaptive line closed: at once, unless people still wait
 	AdmitPaused      Admission = "paused"        // a place in the line, nobody admitted
+	AdmitScheduled   Admission = "scheduled"     // before the opening: a place in the pre-queue, drawn at the opening
 )
 
 // KeyPrefix starts every Redis key of a deployment.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -23,6 +24,7 @@ const (
 	Controls = "controls"
 	Deleted  = "deleted"
 	Drill    = "drill"
+	Opened   = "opened" // "open now": the scheduled opening moved to now
 )
 
 // AuditMessage is the message of every change's log line, whichever front
@@ -32,7 +34,7 @@ const AuditMessage = "admin: change"
 // Change is one operator change, for its audit line.
 type Change struct {
 	Room string // empty for a change to every room (a drill)
-	What string // Created, Saved, Controls, Deleted, Drill
+	What string // Created, Saved, Controls, Deleted, Drill, Opened
 	// Fields are the settings that differ, by name only: a secret's value
 	// never reaches the log.
 	Fields []string
@@ -76,6 +78,11 @@ func SettingsChange(what, room string, old *queue.Settings, s queue.Settings) Ch
 		}
 	}
 	return ch
+}
+
+// OpenedNow is the change of "open now": room's opening moved to at.
+func OpenedNow(room string, at time.Time) Change {
+	return Change{Room: room, What: Opened, Fields: []string{"opens_at"}, Attrs: []slog.Attr{slog.Time("opens_at", at)}}
 }
 
 // settingsFields is s as the admin API shows it, field by field.

@@ -21,6 +21,7 @@ type Answer struct {
 var (
 	RoomNotFound   = Answer{Status: http.StatusNotFound, Code: "room_not_found", Message: "no such room"}
 	TicketNotFound = Answer{Status: http.StatusNotFound, Code: "ticket_not_found", Message: "no such ticket for this visitor"}
+	NotScheduled   = Answer{Status: http.StatusConflict, Code: "not_scheduled", Message: "the room has no opening ahead: nothing to open"}
 	Unavailable    = Answer{Status: http.StatusServiceUnavailable, Code: "unavailable", Message: "the waiting room cannot reach its store; retry shortly"}
 	Busy           = Answer{Status: http.StatusServiceUnavailable, Code: "busy", Message: "this server is overloaded; retry shortly"}
 )
@@ -40,6 +41,8 @@ func Core(err error) (a Answer, ok bool) {
 		return Unavailable, true
 	case errors.Is(err, queue.ErrBusy):
 		return Busy, true
+	case errors.Is(err, queue.ErrNotScheduled):
+		return NotScheduled, true
 	}
 	return Answer{}, false
 }

@@ -21,6 +21,7 @@ func TestCoreErrorsMapOnce(t *testing.T) {
 		{fmt.Errorf("redisstore: status: %w: %w", queue.ErrBusy, errors.New("redis: connection pool timeout")), http.StatusServiceUnavailable, "busy", ""},
 		{fmt.Errorf("x: %w", queue.ErrRoomNotFound), http.StatusNotFound, "room_not_found", ""},
 		{queue.ErrTicketNotFound, http.StatusNotFound, "ticket_not_found", ""},
+		{queue.ErrNotScheduled, http.StatusConflict, "not_scheduled", ""},
 		{&queue.FieldError{Field: "capacity", Message: "must be at least 1"}, http.StatusBadRequest, "invalid", "capacity"},
 	} {
 		a, ok := apierr.Core(c.err)

@@ -20,6 +20,9 @@ type Line interface {
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 	DeleteRoom(ctx context.Context, room string) error
 	Now() time.Time
+	// The scheduled opening (opening.go).
+	LastDraw(ctx context.Context, room string) (queue.DrawRecord, bool, error)
+	OpenNow(ctx context.Context, room string) (queue.Settings, error)
 }
 
 // Availability is this server's degraded-mode flag (*queue.Availability).

@@ -106,6 +106,7 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"activation":   func(s *queue.Settings) { s.Activation = queue.ActivationAdaptive },
 		"paused":       func(s *queue.Settings) { s.Paused = true },
 		"ends_at":      func(s *queue.Settings) { s.EndsAt = &ends },
+		"opens_at":     func(s *queue.Settings) { opens := ends.Add(-time.Hour); s.OpensAt = &opens },
 		"title":        func(s *queue.Settings) { s.Title = "Spring <drop> & more" },
 		"message":      func(s *queue.Settings) { s.Message = "Two lines,\nkept as typed " },
 		"user_secret":  func(s *queue.Settings) { s.UserSecret = "0123456789abcdef-secret" },
@@ -198,6 +199,9 @@ func TestFormSetsEachSettingAlone(t *testing.T) {
 	}{
 		{url.Values{"ends_at": {"2031-02-03T04:05"}}, func(s queue.Settings) bool {
 			return s.EndsAt != nil && s.EndsAt.Equal(time.Date(2031, 2, 3, 4, 5, 0, 0, time.UTC))
+		}},
+		{url.Values{"opens_at": {"2031-02-03T09:00"}}, func(s queue.Settings) bool {
+			return s.OpensAt != nil && s.OpensAt.Equal(time.Date(2031, 2, 3, 9, 0, 0, 0, time.UTC))
 		}},
 		{url.Values{"tiers.max_position": {"10", "", ""}, "tiers.interval_ms": {"500", "2000", ""}}, func(s queue.Settings) bool {
 			return len(s.Tiers) == 2 && *s.Tiers[0].MaxPosition == 10 && s.Tiers[0].IntervalMS == 500 && s.Tiers[1].MaxPosition == nil && s.Tiers[1].IntervalMS == 2000

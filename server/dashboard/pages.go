@@ -39,5 +39,6 @@ func (d *Dashboard) roomPage(c echo.Context, status int, errs map[string]string,
 	return render.Page(c, status, templates.AdminRoomPage(templates.AdminRoomProps{
 		AdminPage: d.page(c), View: rv.view, Series: rv.series,
 		DegradeControl: d.d.Avail != nil, ControlErrors: errs, Saved: saved,
+		Opening: d.opening(c.Request().Context(), room),
 	}))
 }

@@ -8,9 +8,10 @@
 // accept page's recovery. RESULT holds the findings for the Go side.
 //
 // Rooms the Go side sets up: ROOM (paused, others ahead), CHECKING_ROOM
-// (proof of work on) and CLOSED_ROOM (ends_at passed); for the queueing
-// methods DRAW_ROOM (random, paused), MAINT_ROOM (reject), FULL_ROOM
-// (max_waiting reached) and SOLD_ROOM (paused, sold out and undone here).
+// (proof of work on), CLOSED_ROOM (ends_at passed) and SCHEDULED_ROOM
+// (opens_at ahead: the pre-queue); for the queueing methods DRAW_ROOM
+// (random, paused), MAINT_ROOM (reject), FULL_ROOM (max_waiting reached)
+// and SOLD_ROOM (paused, sold out and undone here).
 
 import { readFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
@@ -25,6 +26,7 @@ const DRAW_ROOM = need("DRAW_ROOM");
 const MAINT_ROOM = need("MAINT_ROOM");
 const FULL_ROOM = need("FULL_ROOM");
 const SOLD_ROOM = need("SOLD_ROOM");
+const SCHEDULED_ROOM = need("SCHEDULED_ROOM");
 const SHOT_DIR = need("SHOT_DIR");
 const LANGS = (process.env.LANGS || "en,ko").split(",");
 const VIEWPORTS = [
@@ -110,6 +112,9 @@ await run(async (browser, seen) => {
       await page.goto(`${BASE_URL}/rooms/${CLOSED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
       await visible(page, "closed", "the closed room");
       await audit(page, "closed", lang, vp);
+      await page.goto(`${BASE_URL}/rooms/${SCHEDULED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "scheduled", "the pre-queue before the opening");
+      await audit(page, "scheduled", lang, vp);
       await context.close();
     }
     {

@@ -9,10 +9,12 @@
 -- KEYS[8] stats     HASH counters and the measured rate
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
+-- KEYS[11] pre     ZSET the pre-queue of a scheduled opening, scored by seq
 -- ARGV[1] identity  ARGV[2] new ticket id  ARGV[3] now (ms)
 -- ARGV[4] mode: "line" (the line is on), "open" (activation off), "paused",
 --   "open_if_empty" (an adaptive room whose line is closed: in at once unless
---   people still wait), "closed" (the room has ended: only live tickets return)
+--   people still wait), "closed" (the room has ended: only live tickets return),
+--   "scheduled" (before the opening: a new place goes to the pre-queue)
 -- ARGV[5] capacity  ARGV[6] batch size  ARGV[7] batch interval (ms)
 -- ARGV[8] orderable_at for a fast-tracked ticket (ms)  ARGV[9] session ttl (ms)
 -- ARGV[10] proof: "none" (a new place costs nothing), "need" (it costs a
@@ -51,6 +53,7 @@ if existing then
     if rec.st == 'admitted' and rec.x > now then
       return reply(existing, rec)
     end
+    if rec.st == 'scheduled' then return reply(existing, rec) end
   end
 end
 
@@ -71,6 +74,16 @@ end
 local seq = redis.call('INCR', KEYS[3])
 redis.call('HINCRBY', KEYS[8], 'entered_total', 1)
 local rec = {i = identity, s = seq, st = 'waiting', e = now}
+
+-- Scheduled opening: before it, a new place is in the pre-queue, unranked
+-- until the opening's draw (draw.lua) gives it a random place.
+if mode == 'scheduled' then
+  rec.st = 'scheduled'
+  redis.call('ZADD', KEYS[11], seq, id)
+  redis.call('HSET', KEYS[2], id, cjson.encode(rec))
+  redis.call('HSET', KEYS[1], identity, id)
+  return reply(id, rec)
+end
 
 local admit = (mode == 'open') or (mode == 'open_if_empty' and redis.call('ZCARD', KEYS[4]) == 0)
 if mode == 'line' and redis.call('ZCARD', KEYS[4]) == 0 then

@@ -21,7 +21,7 @@ local function record(who)
 end
 
 local function live(rec)
-  return rec ~= nil and (rec.st == 'waiting' or (rec.st == 'admitted' and rec.x > now))
+  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and rec.x > now))
 end
 
 -- A member counts while its place lives, or, until its claim's deadline,

@@ -1,0 +1,90 @@
+-- draw: a scheduled opening's draw, once per opening whichever server runs
+-- it. The order was shuffled by the caller (crypto/rand); this script checks
+-- that it is exactly the pre-queue, puts it ahead of everyone in the line
+-- and keeps the record, all in one atomic step. When this opening was drawn
+-- already it only moves late pre-queue entries to the back of the line.
+-- KEYS[1] pre      ZSET the pre-queue, scored by seq
+-- KEYS[2] q        ZSET waiting tickets scored by seq (drawn ones below every seq)
+-- KEYS[3] seen     ZSET waiting tickets scored by last sign of life (ms)
+-- KEYS[4] tickets  HASH ticket id -> JSON record
+-- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
+-- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
+-- ARGV[5] event channel  ARGV[6] most late entries moved per call
+-- ARGV[7..] the drawn order: every pre-queue ticket id once
+-- Returns {1, late moved} when this call drew, {0, late moved} when the
+-- opening was drawn before, {-1, 0} when the order is not the pre-queue.
+local now = tonumber(ARGV[2])
+local first = 7
+
+local function mark(id, score, pos)
+  local raw = redis.call('HGET', KEYS[4], id)
+  if not raw then return end
+  local rec = cjson.decode(raw)
+  rec.st, rec.p = 'waiting', pos
+  redis.call('HSET', KEYS[4], id, cjson.encode(rec))
+  redis.call('ZADD', KEYS[2], score, id)
+  redis.call('ZADD', KEYS[3], now, id)
+end
+
+-- Late entries (a server whose settings were stale) join the back of the
+-- line by arrival, as any latecomer; bounded per call.
+local function late()
+  local pre = redis.call('ZRANGE', KEYS[1], 0, tonumber(ARGV[6]) - 1, 'WITHSCORES')
+  for i = 1, #pre, 2 do
+    local id, seq = pre[i], tonumber(pre[i + 1])
+    redis.call('ZREM', KEYS[1], id)
+    redis.call('ZADD', KEYS[2], seq, id)
+    mark(id, seq, redis.call('ZRANK', KEYS[2], id) + 1)
+  end
+  return #pre / 2
+end
+
+if redis.call('HGET', KEYS[5], 'opens') == ARGV[1] then
+  local n = late()
+  if n > 0 then redis.call('PUBLISH', ARGV[5], '*settings') end
+  return {0, n}
+end
+
+local n = #ARGV - first + 1
+if redis.call('ZCARD', KEYS[1]) ~= n then return {-1, 0} end
+-- In chunks: one call per thousand tickets, not one per ticket (unpack
+-- takes up to 8000 values).
+local chunk = 1000
+local once = {}
+for c = first, #ARGV, chunk do
+  local last = math.min(c + chunk - 1, #ARGV)
+  local scores = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, c, last))
+  for i = 1, last - c + 1 do
+    local id = ARGV[c + i - 1]
+    if not scores[i] or once[id] then return {-1, 0} end
+    once[id] = true
+  end
+end
+
+-- Drawn places go ahead of everyone in the line: scores below its head.
+local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+local base = math.min(tonumber(head[2]) or 1, 1)
+for c = first, #ARGV, chunk do
+  local last = math.min(c + chunk - 1, #ARGV)
+  local raws = redis.call('HMGET', KEYS[4], unpack(ARGV, c, last))
+  local recs, qz, sz = {}, {}, {}
+  for i = 1, last - c + 1 do
+    local id, k = ARGV[c + i - 1], c + i - first
+    if raws[i] then
+      local rec = cjson.decode(raws[i])
+      rec.st, rec.p = 'waiting', k
+      recs[#recs + 1], recs[#recs + 2] = id, cjson.encode(rec)
+      qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, id
+      sz[#sz + 1], sz[#sz + 2] = now, id
+    end
+  end
+  if #recs > 0 then
+    redis.call('HSET', KEYS[4], unpack(recs))
+    redis.call('ZADD', KEYS[2], unpack(qz))
+    redis.call('ZADD', KEYS[3], unpack(sz))
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[5], 'opens', ARGV[1], 'at', ARGV[2], 'drawn', n, 'server', ARGV[3], 'hash', ARGV[4])
+redis.call('PUBLISH', ARGV[5], '*settings')
+return {1, 0}
