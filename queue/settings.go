@@ -186,11 +186,11 @@ type SettingField struct {
 	// ChoicePrefix is the catalogue prefix of the choices' labels.
 	ChoicePrefix string
 	Help         bool           // the catalogue has HelpKey
+	Doc          string         // the meaning column of docs/api.md
+	Fields       []SettingField // KindGroup's members
 	// PerLang marks a LocalText (KindText or KindLongText): the form has an
 	// input per language, the API takes a string or an object by language.
 	PerLang bool
-	Doc          string         // the meaning column of docs/api.md
-	Fields       []SettingField // KindGroup's members
 	// check reports what is wrong with the field's value in s.
 	check func(s *Settings) error
 	// applies tells whether a group's members are checked at all.

@@ -13,7 +13,6 @@ import (
 	"github.com/waitroom/waitroom/server"
 )
 
-
 // demoRoom points the embedded demo room at the demo shop.
 func demoRoom(s *queue.Settings) {
 	s.TargetURL = "/shop"
