@@ -187,6 +187,24 @@ func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.fiel
 
 // adminInputID is an input's id: "field-adaptive.open_at" would read as a
 // class in CSS selectors, so dots become dashes.
+// AdminLangInput is the form input of a LocalText setting in lang: the
+// setting's own name for English (which is also every language left
+// empty), "name.lang" for the others.
+func AdminLangInput(name string, lang Lang) string {
+	if lang == English {
+		return name
+	}
+	return name + "." + string(lang)
+}
+
+// adminLangPlaceholder says what an empty input of another language shows.
+func adminLangPlaceholder(ui, l Lang) string {
+	if l == English {
+		return ""
+	}
+	return T(ui, "admin.text_lang.same")
+}
+
 func adminInputID(name string) string { return "field-" + strings.ReplaceAll(name, ".", "-") }
 
 // adminFieldHelp is a field's help text, or "".

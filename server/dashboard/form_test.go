@@ -27,7 +27,7 @@ func settingPaths(t *testing.T) map[string][]int {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			if ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() {
+			if ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() && ft != reflect.TypeFor[queue.LocalText]() {
 				walk(prefix+name+".", idx, ft)
 				continue
 			}
