@@ -16,10 +16,12 @@ import (
 type AdminHealth struct {
 	RedisUp bool `json:"redis_up"`
 	// Degraded is nil when this server has no degraded mode.
-	Degraded *bool        `json:"degraded"`
-	Forced   *bool        `json:"forced"` // the drill: nil automatic
-	Reason   string       `json:"reason"` // why, from the availability flag (English)
-	Outbox   *AdminOutbox `json:"outbox"` // nil: no outbox on this server
+	Degraded *bool  `json:"degraded"`
+	Forced   *bool  `json:"forced"` // the drill: nil automatic
+	Reason   string `json:"reason"` // why, from the availability flag (English)
+	// ReasonKey names the catalogue's words for Reason, which pages show.
+	ReasonKey string       `json:"reason_key"`
+	Outbox    *AdminOutbox `json:"outbox"` // nil: no outbox on this server
 }
 
 // AdminOutbox are the degraded path's intents by status, and the results
@@ -303,6 +305,14 @@ func adminRedisText(lang Lang, h AdminHealth) string {
 		return T(lang, "admin.redis.up")
 	}
 	return T(lang, "admin.redis.down")
+}
+
+// adminReason is why degraded mode is on or off, in lang.
+func adminReason(lang Lang, h AdminHealth) string {
+	if h.ReasonKey != "" {
+		return T(lang, h.ReasonKey)
+	}
+	return h.Reason
 }
 
 func adminDegradedText(lang Lang, h AdminHealth) string {

@@ -53,7 +53,7 @@ function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: strin
   if (initial) series.add(initial.point);
   let charts: Charts | null = null;
   try {
-    charts = new Charts(root, series, strings);
+    charts = new Charts(root, series, strings, lang);
   } catch (e) {
     console.error("dashboard: charts", e); // the figures still work
   }

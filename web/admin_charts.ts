@@ -3,13 +3,19 @@
 import uPlot from "uplot";
 import { Point } from "./admin_types";
 import { Series } from "./admin_series";
-import { Strings, t } from "./admin_format";
+import { formatCount, Strings, t } from "./admin_format";
 
 interface ChartDef {
   fields: (keyof Point)[];
   labels: string[];
   colors: string[];
   dash?: (number[] | undefined)[];
+  /** unit is the y axis's label key: what its numbers count. */
+  unit: string;
+  /** scale turns a stored value into the axis's unit (seconds to minutes). */
+  scale?: number;
+  /** decimals the legend shows. */
+  decimals: number;
 }
 
 function defs(strings: Strings): Record<string, ChartDef> {
@@ -19,18 +25,36 @@ function defs(strings: Strings): Record<string, ChartDef> {
       labels: [t(strings, "admin.stat.waiting"), t(strings, "admin.chart.active"), t(strings, "admin.chart.capacity")],
       colors: ["#1d4ed8", "#0f7a3d", "#8a5300"],
       dash: [undefined, undefined, [6, 4]],
+      unit: "admin.axis.people",
+      decimals: 0,
     },
     rates: {
       fields: ["admitted_per_s", "entries_per_s", "abandoned_per_s"],
       labels: [t(strings, "admin.stat.admitted_rate"), t(strings, "admin.stat.entry_rate"), t(strings, "admin.stat.abandon_rate")],
       colors: ["#0f7a3d", "#1d4ed8", "#b42318"],
+      unit: "admin.axis.per_s",
+      decimals: 1,
     },
     eta: {
       fields: ["tail_eta_s"],
       labels: [t(strings, "admin.stat.tail_eta")],
       colors: ["#6d28d9"],
+      unit: "admin.axis.minutes",
+      scale: 1 / 60,
+      decimals: 1,
     },
   };
+}
+
+/** chartValue is a legend value: the number in the axis's unit, or "–" for none. */
+export function chartValue(v: number | null | undefined, decimals: number, lang: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  if (decimals === 0) return formatCount(v, lang);
+  try {
+    return new Intl.NumberFormat(lang, { maximumFractionDigits: decimals }).format(v);
+  } catch {
+    return v.toFixed(decimals);
+  }
 }
 
 export class Charts {
@@ -40,6 +64,7 @@ export class Charts {
     root: HTMLElement,
     private readonly series: Series,
     strings: Strings,
+    lang: string,
   ) {
     const all = defs(strings);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
@@ -51,19 +76,25 @@ export class Charts {
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{}, { size: 56 }],
+        axes: [{}, { size: 56, label: t(strings, def.unit), labelSize: 18 }],
         series: [
-          {},
+          { label: t(strings, "admin.chart.time") },
           ...def.fields.map((_, i) => ({
             label: def.labels[i],
             stroke: def.colors[i],
             width: 2,
             dash: def.dash?.[i],
             spanGaps: false,
+            value: (_u: uPlot, v: number | null) => chartValue(v, def.decimals, lang),
           })),
         ],
+        hooks: {
+          // Away from the cursor the legend shows the latest values, not "--":
+          // uPlot sets the legend after each redraw and when the cursor leaves.
+          setLegend: [(u: uPlot) => Charts.latest(u)],
+        },
       };
-      const plot = new uPlot(opts, series.columns(def.fields) as uPlot.AlignedData, el);
+      const plot = new uPlot(opts, this.columns(def), el);
       el.dataset.points = String(series.points.length);
       this.plots.push({ plot, def, el });
     }
@@ -73,10 +104,26 @@ export class Charts {
     }
   }
 
+  private columns(def: ChartDef): uPlot.AlignedData {
+    const cols = this.series.columns(def.fields);
+    if (def.scale !== undefined) {
+      const k = def.scale;
+      for (let i = 1; i < cols.length; i++) cols[i] = cols[i].map((v) => (v === null ? null : v * k));
+    }
+    return cols as uPlot.AlignedData;
+  }
+
+  /** latest points the legend at the last sample while no cursor is over the chart. */
+  private static latest(u: uPlot): void {
+    if (u.cursor.idx !== null && u.cursor.idx !== undefined) return;
+    const n = u.data[0]?.length ?? 0;
+    if (n > 0 && u.legend.idx !== n - 1) u.setLegend({ idx: n - 1 });
+  }
+
   /** update redraws every chart from the series. */
   update(): void {
     for (const { plot, def, el } of this.plots) {
-      plot.setData(this.series.columns(def.fields) as uPlot.AlignedData);
+      plot.setData(this.columns(def));
       el.dataset.points = String(this.series.points.length);
     }
   }

@@ -14,7 +14,8 @@ export interface Health {
   redis_up: boolean;
   degraded: boolean | null; // null: this server has no degraded mode
   forced: true | null; // true during a drill; null automatic
-  reason: string;
+  reason: string; // English; reason_key names the catalogue's words
+  reason_key: string;
   outbox: Outbox | null;
 }
 

@@ -79,7 +79,7 @@ export class View {
     }
     this.text("stat-redis", redis);
     this.text("stat-degraded", degraded);
-    this.text("stat-degraded-reason", h.reason);
+    this.text("stat-degraded-reason", h.reason_key ? t(s, h.reason_key) : h.reason);
     const badgeRedis = document.querySelector<HTMLElement>('[data-testid="health-redis"]');
     if (badgeRedis) {
       badgeRedis.textContent = `${t(s, "admin.stat.redis")}: ${redis}`;

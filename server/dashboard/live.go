@@ -58,6 +58,14 @@ func (d *Dashboard) health(context.Context) templates.AdminHealth {
 		st := d.d.Avail.State()
 		h.RedisUp = st.RedisUp
 		h.Degraded, h.Forced, h.Reason = &st.Degraded, st.Forced, st.Reason
+		switch {
+		case st.Forced != nil:
+			h.ReasonKey = "admin.reason.drill"
+		case st.RedisUp:
+			h.ReasonKey = "admin.reason.redis_up"
+		default:
+			h.ReasonKey = "admin.reason.redis_down"
+		}
 	}
 	return h
 }
