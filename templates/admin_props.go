@@ -51,15 +51,17 @@ type AdminPoint struct {
 
 // AdminRoomView is one room, live.
 type AdminRoomView struct {
-	Room            string  `json:"room"`
-	Title           string  `json:"title"`
-	Paused          bool    `json:"paused"`
-	Closed          bool    `json:"closed"`
-	Capacity        int64   `json:"capacity"`
-	BatchSize       int64   `json:"batch_size"`
-	BatchIntervalMS int64   `json:"batch_interval_ms"`
-	ConfiguredRate  float64 `json:"configured_rate"`
-	Activation      string  `json:"activation"` // always, off, adaptive
+	Room  string `json:"room"`
+	Title string `json:"title"`
+	// Titles are the title by language when the room has one per language.
+	Titles          map[string]string `json:"titles,omitempty"`
+	Paused          bool              `json:"paused"`
+	Closed          bool              `json:"closed"`
+	Capacity        int64             `json:"capacity"`
+	BatchSize       int64             `json:"batch_size"`
+	BatchIntervalMS int64             `json:"batch_interval_ms"`
+	ConfiguredRate  float64           `json:"configured_rate"`
+	Activation      string            `json:"activation"` // always, off, adaptive
 	// LineOn is whether the line is on; nil when unknown (adaptive without a reader).
 	LineOn *bool `json:"line_on"`
 	// LineReasonKey names a catalogue string; LineReason is free text from
@@ -74,15 +76,16 @@ type AdminRoomView struct {
 
 // AdminRoomSummary is a row of the rooms list.
 type AdminRoomSummary struct {
-	Room         string   `json:"room"`
-	Title        string   `json:"title"`
-	Paused       bool     `json:"paused"`
-	Closed       bool     `json:"closed"`
-	Activation   string   `json:"activation"`
-	Waiting      int64    `json:"waiting"`
-	Active       int64    `json:"active"`
-	Capacity     int64    `json:"capacity"`
-	AdmittedPerS *float64 `json:"admitted_per_s"`
+	Room         string            `json:"room"`
+	Title        string            `json:"title"`
+	Titles       map[string]string `json:"titles,omitempty"` // as AdminRoomView's
+	Paused       bool              `json:"paused"`
+	Closed       bool              `json:"closed"`
+	Activation   string            `json:"activation"`
+	Waiting      int64             `json:"waiting"`
+	Active       int64             `json:"active"`
+	Capacity     int64             `json:"capacity"`
+	AdmittedPerS *float64          `json:"admitted_per_s"`
 }
 
 // AdminOverview is the rooms list, live.
@@ -305,6 +308,15 @@ func adminRedisText(lang Lang, h AdminHealth) string {
 		return T(lang, "admin.redis.up")
 	}
 	return T(lang, "admin.redis.down")
+}
+
+// AdminTitle is a room's title in lang: its own in lang when it has titles
+// by language, else the one title (web/admin_view.ts picks the same way).
+func AdminTitle(lang Lang, title string, titles map[string]string) string {
+	if s, ok := titles[string(lang)]; ok {
+		return s
+	}
+	return title
 }
 
 // adminReason is why degraded mode is on or off, in lang.

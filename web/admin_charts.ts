@@ -95,6 +95,7 @@ export class Charts {
         },
       };
       const plot = new uPlot(opts, this.columns(def), el);
+      el.dataset.unit = t(strings, def.unit); // the axis label is drawn on the canvas
       el.dataset.points = String(series.points.length);
       this.plots.push({ plot, def, el });
     }

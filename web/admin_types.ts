@@ -33,6 +33,7 @@ export interface Point {
 export interface RoomView {
   room: string;
   title: string;
+  titles?: Record<string, string>; // by language, when the room has a title per language
   paused: boolean;
   closed: boolean;
   capacity: number;
@@ -52,6 +53,7 @@ export interface RoomView {
 export interface RoomSummary {
   room: string;
   title: string;
+  titles?: Record<string, string>; // by language, when the room has a title per language
   paused: boolean;
   closed: boolean;
   activation: string;

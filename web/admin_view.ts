@@ -143,7 +143,7 @@ export class View {
     th.append(a);
     tr.append(th);
     const cells: [string, string, boolean][] = [
-      ["title", r.title, false],
+      ["title", r.titles?.[lang] ?? r.title, false],
       ["waiting", formatCount(r.waiting, lang), true],
       ["active", formatActive(r.active, r.capacity, lang), true],
       ["admitted_per_s", formatRate(r.admitted_per_s, s, lang), true],
