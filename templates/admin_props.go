@@ -190,8 +190,6 @@ func adminSectionFields(section string) []queue.SettingField {
 // adminFieldLabel is a setting's label.
 func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
 
-// adminInputID is an input's id: "field-adaptive.open_at" would read as a
-// class in CSS selectors, so dots become dashes.
 // AdminLangInput is the form input of a LocalText setting in lang: the
 // setting's own name for English (which is also every language left
 // empty), "name.lang" for the others.
@@ -210,6 +208,8 @@ func adminLangPlaceholder(ui, l Lang) string {
 	return T(ui, "admin.text_lang.same")
 }
 
+// adminInputID is an input's id: "field-adaptive.open_at" would read as a
+// class in CSS selectors, so dots become dashes.
 func adminInputID(name string) string { return "field-" + strings.ReplaceAll(name, ".", "-") }
 
 // adminFieldHelp is a field's help text, or "".
