@@ -3,6 +3,10 @@ package server_test
 import (
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"github.com/waitroom/waitroom/templates"
 )
 
 // TestAdminAPITextsPerLanguage: the admin API takes a text as a string or
@@ -35,5 +39,29 @@ func TestAdminAPITextsPerLanguage(t *testing.T) {
 		if got := strings.TrimSpace(doc.Find(`[data-testid="room-title"]`).Text()); got != want {
 			t.Errorf("Accept-Language %s: title %q, want %q", lang, got, want)
 		}
+	}
+}
+
+// TestErrorPageSpeaksThePageLanguage: an error the API words in English
+// reaches a Korean page in the catalogue's Korean; an English page keeps
+// the API's message.
+func TestErrorPageSpeaksThePageLanguage(t *testing.T) {
+	e := newEnv(t)
+	e.putRoom("sale", `{}`)
+	// Ordering on the accept page while not degraded: 409 not_degraded.
+	shown := func(lang string) (int, string) {
+		r := e.do(e.browser(), "POST", "/rooms/sale/accept?lang="+lang, "quantity=1",
+			"Content-Type", "application/x-www-form-urlencoded", "Accept", "text/html")
+		doc, err := goquery.NewDocumentFromReader(strings.NewReader(r.raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.status, strings.TrimSpace(doc.Find(`[data-testid="error-message"]`).Text())
+	}
+	if status, got := shown("ko"); status/100 != 4 || got != templates.T(templates.Korean, "error.body") {
+		t.Errorf("Korean: %d %q, want a 4xx in Korean", status, got)
+	}
+	if status, got := shown("en"); status/100 != 4 || got == "" || got == templates.T(templates.English, "error.body") {
+		t.Errorf("English: %d %q, want a 4xx with the API's message", status, got)
 	}
 }

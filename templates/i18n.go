@@ -552,6 +552,17 @@ var clientKeys = []string{
 	"accept.reason.sold_out", "accept.recovered",
 }
 
+// InCatalogue reports whether s is one of lang's catalogue strings, such as
+// a message a handler took from T: a page can show it as it is.
+func InCatalogue(lang Lang, s string) bool {
+	for _, v := range catalogue[lang] {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
 // ParseLang returns the supported language a tag names ("ko", "ko-KR",
 // "EN-gb"), or false.
 func ParseLang(tag string) (Lang, bool) {
