@@ -7,15 +7,18 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Lang is a language the pages are written in.
 type Lang string
 
-// The languages the catalogue has.
+// The languages the catalogue has (queue/vocab names them, so a room's
+// texts per language use the same tags).
 const (
-	English Lang = "en"
-	Korean  Lang = "ko"
+	English Lang = vocab.LangEnglish
+	Korean  Lang = vocab.LangKorean
 )
 
 // Langs lists the supported languages, the default first.

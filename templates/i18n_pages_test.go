@@ -8,6 +8,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // koreanPages are the pages and states a visitor or an operator can see,
@@ -101,6 +103,19 @@ func TestKoreanPagesSpeakOnlyKorean(t *testing.T) {
 			if len(en) < 12 && regexp.MustCompile(`(^|[^A-Za-z])`+regexp.QuoteMeta(en)+`($|[^A-Za-z])`).MatchString(text) {
 				t.Errorf("%s shows English %q", name, en)
 			}
+		}
+	}
+}
+
+// TestLangsAreTheVocabulary: the catalogue's languages are the ones a room's
+// texts may be given in.
+func TestLangsAreTheVocabulary(t *testing.T) {
+	if len(Langs) != len(vocab.Languages) {
+		t.Fatalf("templates.Langs %v, vocab.Languages %v", Langs, vocab.Languages)
+	}
+	for i, l := range Langs {
+		if string(l) != vocab.Languages[i] {
+			t.Errorf("templates.Langs %v, vocab.Languages %v", Langs, vocab.Languages)
 		}
 	}
 }
