@@ -17,6 +17,9 @@ func jsonFieldError(err error) error {
 		if field == "" {
 			field = "body"
 		}
+		if typeErr.Type == localTextType {
+			return &FieldError{Field: field, Message: `must be a string or an object of strings by language ({"en": "…", "ko": "…"})`}
+		}
 		return &FieldError{Field: field, Message: "must be " + jsonKind(typeErr.Type.Kind().String())}
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
 		return &FieldError{Field: "body", Message: "is not valid JSON"}

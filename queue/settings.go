@@ -66,15 +66,15 @@ type Settings struct {
 	// OpensAt is a scheduled opening: before it entries go to the pre-queue,
 	// at it the pre-queue is drawn in random order (draw.go).
 	OpensAt    *time.Time `json:"opens_at,omitempty"`
-	Title      string     `json:"title"`
-	Message    string     `json:"message"`
+	Title      LocalText  `json:"title"`
+	Message    LocalText  `json:"message"`
 	UserSecret string     `json:"user_secret,omitempty"`
 	ThemeColor string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
 	LogoURL    string     `json:"logo_url,omitempty"`
 	// ProductID and ProductName say what the accept page of degraded mode
 	// asks for, so the intent names it (e.g. the sale's one product).
-	ProductID   string `json:"product_id,omitempty"`
-	ProductName string `json:"product_name,omitempty"`
+	ProductID   string    `json:"product_id,omitempty"`
+	ProductName LocalText `json:"product_name,omitzero"`
 	// AllowedEmbedders are the origins (scheme://host[:port], as a browser
 	// writes them) whose pages may frame the room's embed.
 	AllowedEmbedders []string `json:"allowed_embedders,omitempty"`
@@ -209,6 +209,9 @@ type SettingField struct {
 	Help         bool           // the catalogue has HelpKey
 	Doc          string         // the meaning column of docs/api.md
 	Fields       []SettingField // KindGroup's members
+	// PerLang marks a LocalText (KindText or KindLongText): the form has an
+	// input per language, the API takes a string or an object by language.
+	PerLang bool
 	// check reports what is wrong with the field's value in s.
 	check func(s *Settings) error
 	// applies tells whether a group's members are checked at all.
@@ -254,10 +257,12 @@ func (f SettingField) validate(s *Settings) error {
 	return nil
 }
 
-// FindSettingField finds a declared field by name ("capacity", "adaptive.open_at").
+// FindSettingField finds a declared field by name ("capacity",
+// "adaptive.open_at"); a language of a LocalText ("title.ko") is its field.
 func FindSettingField(name string) (SettingField, bool) {
+	base, lang, perLang := strings.Cut(name, ".")
 	for _, f := range SettingFields {
-		if f.Name == name {
+		if f.Name == name || perLang && f.PerLang && f.Name == base && lang != "" {
 			return f, true
 		}
 		for _, m := range f.Fields {
@@ -283,15 +288,18 @@ func atMost(field string, v string, n int) error {
 	return nil
 }
 
+// localTextDoc says in docs/api.md what a LocalText setting takes.
+const localTextDoc = "a string (every language) or an object by language (`{\"en\": \"…\", \"ko\": \"…\"}`; a page without its language shows English, else any)"
+
 func adaptiveOn(s *Settings) bool { return s.Activation == ActivationAdaptive && s.Adaptive != nil }
 
 // SettingFields declare every room setting, in the form's order. Defaults
 // are DefaultSettings (and Normalize for what is inside a field).
 var SettingFields = []SettingField{
-	{Name: "title", Section: SectionBasics, Kind: KindText, Doc: "shown on the waiting page",
-		check: func(s *Settings) error { return atMost("title", s.Title, 200) }},
-	{Name: "message", Section: SectionBasics, Kind: KindLongText, Doc: "shown on the waiting page",
-		check: func(s *Settings) error { return atMost("message", s.Message, 2000) }},
+	{Name: "title", Section: SectionBasics, Kind: KindText, PerLang: true, Doc: "shown on the room's pages; " + localTextDoc + ", at most 200 characters each",
+		check: func(s *Settings) error { return s.Title.check("title", 200) }},
+	{Name: "message", Section: SectionBasics, Kind: KindLongText, PerLang: true, Doc: "shown on the waiting page; " + localTextDoc + ", at most 2000 characters each",
+		check: func(s *Settings) error { return s.Message.check("message", 2000) }},
 	{Name: "target_url", Section: SectionBasics, Kind: KindURL, Help: true,
 		Doc: "where admitted users go: an absolute http(s) URL with a host (no user info), or a path starting with a single `/`; no `\\`, spaces or control characters anywhere (browsers read `/\\evil` as `//evil`, another site); percent-escapes such as `/%5C…` stay escaped and are allowed; at most 2048 characters",
 		check: func(s *Settings) error {
@@ -380,8 +388,8 @@ var SettingFields = []SettingField{
 		}},
 	{Name: "product_id", Section: SectionLook, Kind: KindText, Doc: "what the accept page of degraded mode asks for (its id, at most 64 characters)",
 		check: func(s *Settings) error { return atMost("product_id", s.ProductID, 64) }},
-	{Name: "product_name", Section: SectionLook, Kind: KindText, Doc: "what the accept page of degraded mode asks for (its name)",
-		check: func(s *Settings) error { return atMost("product_name", s.ProductName, 200) }},
+	{Name: "product_name", Section: SectionLook, Kind: KindText, PerLang: true, Doc: "what the accept page of degraded mode asks for (its name); " + localTextDoc + ", at most 200 characters each",
+		check: func(s *Settings) error { return s.ProductName.check("product_name", 200) }},
 
 	{Name: "user_secret", Section: SectionProtection, Kind: KindSecret, Doc: "HS256 secret of the shop's user tokens (16+ characters)",
 		check: func(s *Settings) error {

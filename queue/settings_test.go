@@ -190,8 +190,12 @@ func TestValidateChangesNothing(t *testing.T) {
 // (or an element of it), the path the dashboard maps back to its input.
 func TestFieldErrorsNameDeclaredFields(t *testing.T) {
 	for body, field := range map[string]string{
-		`{"title": "` + strings.Repeat("x", 201) + `"}`:                                                                     "title",
-		`{"activation": "sometimes"}`:                                                                                       "activation",
+		`{"title": "` + strings.Repeat("x", 201) + `"}`:                "title",
+		`{"title": {"fr": "Vente"}}`:                                   "title.fr",
+		`{"message": {"en": "hi", "ko": " "}}`:                         "message.ko",
+		`{"product_name": {"ko": "` + strings.Repeat("가", 201) + `"}}`: "product_name.ko",
+		`{"title": 5}`:                "title",
+		`{"activation": "sometimes"}`: "activation",
 		`{"product_id": "` + strings.Repeat("x", 65) + `"}`:                                                                 "product_id",
 		`{"max_quantity": -1}`:                                                                                              "max_quantity",
 		`{"allowed_embedders": ["https://a.example/x"]}`:                                                                    "allowed_embedders[0]",

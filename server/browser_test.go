@@ -334,7 +334,7 @@ func checkBrowserPNG(t *testing.T, file string, width int) {
 func browserDegradeScenario(t *testing.T, kit browserKit) {
 	site, rs := startBrowserSiteOwnRedis(t)
 	settings := browserRoomSettings() // paused: the page waits, live over WebSocket
-	settings.ProductID, settings.ProductName = "sneaker-drop", "Limited sneaker drop"
+	settings.ProductID, settings.ProductName = "sneaker-drop", queue.Text("Limited sneaker drop")
 	site.putRoom(settings)
 	site.enterOthers(2)
 
@@ -353,7 +353,7 @@ func browserDegradeScenario(t *testing.T, kit browserKit) {
 	if !strings.HasPrefix(v.AcceptURL, site.url+"/rooms/"+browserRoom+"/accept") {
 		t.Errorf("the open page went to %q, want the accept page", v.AcceptURL)
 	}
-	if v.Product != settings.ProductName || len(v.PageErrors) > 0 {
+	if v.Product != settings.ProductName.String() || len(v.PageErrors) > 0 {
 		t.Errorf("product %q, page errors %q", v.Product, v.PageErrors)
 	}
 	in, err := site.ob.Get(context.Background(), v.IntentID)

@@ -45,7 +45,7 @@ func handleEmbedPage(line embedRooms, deg degradeFlag) echo.HandlerFunc {
 		}
 		c.Response().Header().Set("Content-Security-Policy", "frame-ancestors "+parent)
 		return render.Page(c, http.StatusOK, templates.EmbedPage(templates.EmbedProps{
-			Lang: lang, Room: room, Title: s.Title, Message: s.Message,
+			Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),
 			Theme:  templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			Parent: parent, SDK: c.QueryParam("sdk") == "1", Now: line.Now(),
 		}))

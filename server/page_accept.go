@@ -30,9 +30,10 @@ func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProp
 			return templates.AcceptProps{}, err
 		}
 	}
-	product := s.ProductName
+	lang := pageLang(c)
+	product := s.ProductName.In(string(lang))
 	p := templates.AcceptProps{
-		Lang: pageLang(c), Room: room, Title: s.Title,
+		Lang: lang, Room: room, Title: s.Title.In(string(lang)),
 		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(), MaxQuantity: s.MaxQuantity,
 	}

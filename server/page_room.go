@@ -35,10 +35,11 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 			return c.Redirect(http.StatusSeeOther, acceptURL(room)+langQuery(c))
 		}
 		t, s, err := takePlace(c, line, ids, g, room, "", "", false)
+		lang := pageLang(c)
 		if errors.Is(err, queue.ErrProofRequired) {
 			now := line.Now()
 			return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
-				Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
+				Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),
 				Theme:        templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 				Ticket:       templates.TicketView{State: templates.StateChecking},
 				ChallengeURL: "/api/rooms/" + room + "/challenge",
@@ -62,7 +63,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		}
 		now := line.Now()
 		return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
-			Lang: pageLang(c), Room: room, Title: s.Title, Message: s.Message,
+			Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),
 			Theme:      templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			TicketJSON: string(data), Ticket: view, EntryPosition: entryPosition(t),
 			LastUpdate: now, Now: now,

@@ -21,5 +21,8 @@ func renderError(c echo.Context, status int, message string) error {
 	if status >= 500 {
 		message = "" // the page's own words: busy, retrying
 	}
+	if lang != templates.English && !templates.InCatalogue(lang, message) {
+		message = "" // the API's words are English: the page's own, in lang
+	}
 	return render.Page(c, status, templates.ErrorPage(lang, status, message))
 }

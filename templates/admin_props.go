@@ -16,10 +16,12 @@ import (
 type AdminHealth struct {
 	RedisUp bool `json:"redis_up"`
 	// Degraded is nil when this server has no degraded mode.
-	Degraded *bool        `json:"degraded"`
-	Forced   *bool        `json:"forced"` // the drill: nil automatic
-	Reason   string       `json:"reason"` // why, from the availability flag (English)
-	Outbox   *AdminOutbox `json:"outbox"` // nil: no outbox on this server
+	Degraded *bool  `json:"degraded"`
+	Forced   *bool  `json:"forced"` // the drill: nil automatic
+	Reason   string `json:"reason"` // why, from the availability flag (English)
+	// ReasonKey names the catalogue's words for Reason, which pages show.
+	ReasonKey string       `json:"reason_key"`
+	Outbox    *AdminOutbox `json:"outbox"` // nil: no outbox on this server
 }
 
 // AdminOutbox are the degraded path's intents by status, and the results
@@ -49,16 +51,18 @@ type AdminPoint struct {
 
 // AdminRoomView is one room, live.
 type AdminRoomView struct {
-	Room            string  `json:"room"`
-	Title           string  `json:"title"`
-	Paused          bool    `json:"paused"`
-	Closed          bool    `json:"closed"`
-	SoldOut         bool    `json:"sold_out"`
-	Capacity        int64   `json:"capacity"`
-	BatchSize       int64   `json:"batch_size"`
-	BatchIntervalMS int64   `json:"batch_interval_ms"`
-	ConfiguredRate  float64 `json:"configured_rate"`
-	Activation      string  `json:"activation"` // always, off, adaptive
+	Room  string `json:"room"`
+	Title string `json:"title"`
+	// Titles are the title by language when the room has one per language.
+	Titles          map[string]string `json:"titles,omitempty"`
+	Paused          bool              `json:"paused"`
+	Closed          bool              `json:"closed"`
+	SoldOut         bool              `json:"sold_out"`
+	Capacity        int64             `json:"capacity"`
+	BatchSize       int64             `json:"batch_size"`
+	BatchIntervalMS int64             `json:"batch_interval_ms"`
+	ConfiguredRate  float64           `json:"configured_rate"`
+	Activation      string            `json:"activation"` // always, off, adaptive
 	// LineOn is whether the line is on; nil when unknown (adaptive without a reader).
 	LineOn *bool `json:"line_on"`
 	// LineReasonKey names a catalogue string; LineReason is free text from
@@ -73,15 +77,16 @@ type AdminRoomView struct {
 
 // AdminRoomSummary is a row of the rooms list.
 type AdminRoomSummary struct {
-	Room         string   `json:"room"`
-	Title        string   `json:"title"`
-	Paused       bool     `json:"paused"`
-	Closed       bool     `json:"closed"`
-	Activation   string   `json:"activation"`
-	Waiting      int64    `json:"waiting"`
-	Active       int64    `json:"active"`
-	Capacity     int64    `json:"capacity"`
-	AdmittedPerS *float64 `json:"admitted_per_s"`
+	Room         string            `json:"room"`
+	Title        string            `json:"title"`
+	Titles       map[string]string `json:"titles,omitempty"` // as AdminRoomView's
+	Paused       bool              `json:"paused"`
+	Closed       bool              `json:"closed"`
+	Activation   string            `json:"activation"`
+	Waiting      int64             `json:"waiting"`
+	Active       int64             `json:"active"`
+	Capacity     int64             `json:"capacity"`
+	AdmittedPerS *float64          `json:"admitted_per_s"`
 }
 
 // AdminOverview is the rooms list, live.
@@ -188,6 +193,24 @@ func adminSectionFields(section string) []queue.SettingField {
 // adminFieldLabel is a setting's label.
 func adminFieldLabel(lang Lang, name string) string { return T(lang, "admin.field."+name) }
 
+// AdminLangInput is the form input of a LocalText setting in lang: the
+// setting's own name for English (which is also every language left
+// empty), "name.lang" for the others.
+func AdminLangInput(name string, lang Lang) string {
+	if lang == English {
+		return name
+	}
+	return name + "." + string(lang)
+}
+
+// adminLangPlaceholder says what an empty input of another language shows.
+func adminLangPlaceholder(ui, l Lang) string {
+	if l == English {
+		return ""
+	}
+	return T(ui, "admin.text_lang.same")
+}
+
 // adminInputID is an input's id: "field-adaptive.open_at" would read as a
 // class in CSS selectors, so dots become dashes.
 func adminInputID(name string) string { return "field-" + strings.ReplaceAll(name, ".", "-") }
@@ -288,6 +311,23 @@ func adminRedisText(lang Lang, h AdminHealth) string {
 		return T(lang, "admin.redis.up")
 	}
 	return T(lang, "admin.redis.down")
+}
+
+// AdminTitle is a room's title in lang: its own in lang when it has titles
+// by language, else the one title (web/admin_view.ts picks the same way).
+func AdminTitle(lang Lang, title string, titles map[string]string) string {
+	if s, ok := titles[string(lang)]; ok {
+		return s
+	}
+	return title
+}
+
+// adminReason is why degraded mode is on or off, in lang.
+func adminReason(lang Lang, h AdminHealth) string {
+	if h.ReasonKey != "" {
+		return T(lang, h.ReasonKey)
+	}
+	return h.Reason
 }
 
 func adminDegradedText(lang Lang, h AdminHealth) string {

@@ -8,15 +8,18 @@ import (
 
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
+
+	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Lang is a language the pages are written in.
 type Lang string
 
-// The languages the catalogue has.
+// The languages the catalogue has (queue/vocab names them, so a room's
+// texts per language use the same tags).
 const (
-	English Lang = "en"
-	Korean  Lang = "ko"
+	English Lang = vocab.LangEnglish
+	Korean  Lang = vocab.LangKorean
 )
 
 // Langs lists the supported languages, the default first.
@@ -149,7 +152,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.room.edit":               "Edit settings",
 		"admin.room.delete":             "Delete room",
 		"admin.room.open_page":          "Open the waiting page",
-		"admin.live.heading":            "Live",
+		"admin.live.heading":            "Right now",
 		"admin.health.heading":          "Deployment",
 		"admin.stat.waiting":            "Waiting",
 		"admin.stat.active":             "Active / capacity",
@@ -218,6 +221,17 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.room.hint":         "Lowercase letters, digits and hyphens; it becomes the page address.",
 		"admin.field.title":             "Title",
 		"admin.field.message":           "Message on the waiting page",
+		"admin.text_lang.en":            "English (and every language left empty)",
+		"admin.text_lang.ko":            "Korean",
+		"admin.text_lang.same":          "Same as English",
+		"admin.reason.redis_up":         "Redis answers",
+		"admin.reason.redis_down":       "Redis does not answer",
+		"admin.reason.drill":            "Forced on by an operator (drill)",
+		"admin.chart.time":              "Time",
+		"admin.charts.heading":          "Charts of the last 15 minutes",
+		"admin.axis.people":             "people",
+		"admin.axis.per_s":              "per second",
+		"admin.axis.minutes":            "minutes",
 		"admin.field.target_url":        "Where admitted visitors go",
 		"admin.field.capacity":          "Capacity (active at once)",
 		"admin.field.batch_size":        "Admissions per tick",
@@ -437,7 +451,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.room.edit":               "설정 편집",
 		"admin.room.delete":             "대기실 삭제",
 		"admin.room.open_page":          "대기 페이지 열기",
-		"admin.live.heading":            "실시간 현황",
+		"admin.live.heading":            "현재 현황",
 		"admin.health.heading":          "시스템 상태",
 		"admin.stat.waiting":            "대기 인원",
 		"admin.stat.active":             "입장 중 / 정원",
@@ -506,6 +520,17 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.room.hint":         "영문 소문자, 숫자, 하이픈만 쓸 수 있으며 페이지 주소가 됩니다.",
 		"admin.field.title":             "제목",
 		"admin.field.message":           "대기 페이지 안내 문구",
+		"admin.text_lang.en":            "영어 (비워 둔 언어에도 표시)",
+		"admin.text_lang.ko":            "한국어",
+		"admin.text_lang.same":          "영어와 같음",
+		"admin.reason.redis_up":         "Redis 응답 정상",
+		"admin.reason.redis_down":       "Redis 응답 없음",
+		"admin.reason.drill":            "운영자가 강제로 켬 (훈련)",
+		"admin.chart.time":              "시각",
+		"admin.charts.heading":          "최근 15분 차트",
+		"admin.axis.people":             "명",
+		"admin.axis.per_s":              "초당",
+		"admin.axis.minutes":            "분",
 		"admin.field.target_url":        "입장한 방문자가 이동할 주소",
 		"admin.field.capacity":          "정원 (동시 입장 인원)",
 		"admin.field.batch_size":        "주기당 입장 인원",
@@ -625,6 +650,17 @@ var clientKeys = []string{
 	"accept.reason.sold_out", "accept.recovered",
 	"full.retry.one", "full.retry.other",
 	"scheduled.body", "scheduled.countdown", "scheduled.drawing",
+}
+
+// InCatalogue reports whether s is one of lang's catalogue strings, such as
+// a message a handler took from T: a page can show it as it is.
+func InCatalogue(lang Lang, s string) bool {
+	for _, v := range catalogue[lang] {
+		if v == s {
+			return true
+		}
+	}
+	return false
 }
 
 // ParseLang returns the supported language a tag names ("ko", "ko-KR",

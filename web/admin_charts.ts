@@ -3,44 +3,58 @@
 import uPlot from "uplot";
 import { Point } from "./admin_types";
 import { Series } from "./admin_series";
-import { formatRate, formatSeconds, Strings, t } from "./admin_format";
+import { formatCount, Strings, t } from "./admin_format";
 
 interface ChartDef {
   fields: (keyof Point)[];
   labels: string[];
   colors: string[];
   dash?: (number[] | undefined)[];
-  /** The y axis's labels, with their unit. */
-  axis?: (v: number) => string;
-  /** Where the y axis puts labels: for durations, whole seconds, minutes, hours. */
-  incrs?: number[];
+  /** unit is the y axis's label key: what its numbers count. */
+  unit: string;
+  /** scale turns a stored value into the axis's unit (seconds to minutes). */
+  scale?: number;
+  /** decimals the legend shows. */
+  decimals: number;
 }
 
-// Durations an axis steps by, so its labels read "30 s", "5 min", "2 h".
-const DURATION_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400];
-
-function defs(strings: Strings, lang: string): Record<string, ChartDef> {
+function defs(strings: Strings): Record<string, ChartDef> {
   return {
     counts: {
       fields: ["waiting", "active", "capacity"],
       labels: [t(strings, "admin.stat.waiting"), t(strings, "admin.chart.active"), t(strings, "admin.chart.capacity")],
       colors: ["#1d4ed8", "#0f7a3d", "#8a5300"],
       dash: [undefined, undefined, [6, 4]],
+      unit: "admin.axis.people",
+      decimals: 0,
     },
     rates: {
       fields: ["admitted_per_s", "entries_per_s", "abandoned_per_s"],
       labels: [t(strings, "admin.stat.admitted_rate"), t(strings, "admin.stat.entry_rate"), t(strings, "admin.stat.abandon_rate")],
       colors: ["#0f7a3d", "#1d4ed8", "#b42318"],
-      axis: (v) => formatRate(v, strings, lang),
+      unit: "admin.axis.per_s",
+      decimals: 1,
     },
     eta: {
       fields: ["tail_eta_s"],
       labels: [t(strings, "admin.stat.tail_eta")],
       colors: ["#6d28d9"],
-      axis: (v) => formatSeconds(v, strings, lang),
-      incrs: DURATION_STEPS,
+      unit: "admin.axis.minutes",
+      scale: 1 / 60,
+      decimals: 1,
     },
   };
+}
+
+/** chartValue is a legend value: the number in the axis's unit, or "–" for none. */
+export function chartValue(v: number | null | undefined, decimals: number, lang: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return "–";
+  if (decimals === 0) return formatCount(v, lang);
+  try {
+    return new Intl.NumberFormat(lang, { maximumFractionDigits: decimals }).format(v);
+  } catch {
+    return v.toFixed(decimals);
+  }
 }
 
 export class Charts {
@@ -52,7 +66,7 @@ export class Charts {
     strings: Strings,
     lang: string,
   ) {
-    const all = defs(strings, lang);
+    const all = defs(strings);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
       const def = all[el.dataset.chart ?? ""];
       if (!def) continue;
@@ -62,26 +76,26 @@ export class Charts {
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [
-          {},
-          {
-            size: 64,
-            ...(def.axis ? { values: (_u: uPlot, splits: number[]) => splits.map((v) => def.axis!(v)) } : {}),
-            ...(def.incrs ? { incrs: def.incrs } : {}),
-          },
-        ],
+        axes: [{}, { size: 56, label: t(strings, def.unit), labelSize: 18 }],
         series: [
-          {},
+          { label: t(strings, "admin.chart.time") },
           ...def.fields.map((_, i) => ({
             label: def.labels[i],
             stroke: def.colors[i],
             width: 2,
             dash: def.dash?.[i],
             spanGaps: false,
+            value: (_u: uPlot, v: number | null) => chartValue(v, def.decimals, lang),
           })),
         ],
+        hooks: {
+          // Away from the cursor the legend shows the latest values, not "--":
+          // uPlot sets the legend after each redraw and when the cursor leaves.
+          setLegend: [(u: uPlot) => Charts.latest(u)],
+        },
       };
-      const plot = new uPlot(opts, series.columns(def.fields) as uPlot.AlignedData, el);
+      const plot = new uPlot(opts, this.columns(def), el);
+      el.dataset.unit = t(strings, def.unit); // the axis label is drawn on the canvas
       el.dataset.points = String(series.points.length);
       this.plots.push({ plot, def, el });
     }
@@ -91,10 +105,26 @@ export class Charts {
     }
   }
 
+  private columns(def: ChartDef): uPlot.AlignedData {
+    const cols = this.series.columns(def.fields);
+    if (def.scale !== undefined) {
+      const k = def.scale;
+      for (let i = 1; i < cols.length; i++) cols[i] = cols[i].map((v) => (v === null ? null : v * k));
+    }
+    return cols as uPlot.AlignedData;
+  }
+
+  /** latest points the legend at the last sample while no cursor is over the chart. */
+  private static latest(u: uPlot): void {
+    if (u.cursor.idx !== null && u.cursor.idx !== undefined) return;
+    const n = u.data[0]?.length ?? 0;
+    if (n > 0 && u.legend.idx !== n - 1) u.setLegend({ idx: n - 1 });
+  }
+
   /** update redraws every chart from the series. */
   update(): void {
     for (const { plot, def, el } of this.plots) {
-      plot.setData(this.series.columns(def.fields) as uPlot.AlignedData);
+      plot.setData(this.columns(def));
       el.dataset.points = String(this.series.points.length);
     }
   }

@@ -14,7 +14,8 @@ export interface Health {
   redis_up: boolean;
   degraded: boolean | null; // null: this server has no degraded mode
   forced: true | null; // true during a drill; null automatic
-  reason: string;
+  reason: string; // English; reason_key names the catalogue's words
+  reason_key: string;
   outbox: Outbox | null;
 }
 
@@ -32,6 +33,7 @@ export interface Point {
 export interface RoomView {
   room: string;
   title: string;
+  titles?: Record<string, string>; // by language, when the room has a title per language
   paused: boolean;
   closed: boolean;
   sold_out: boolean;
@@ -52,6 +54,7 @@ export interface RoomView {
 export interface RoomSummary {
   room: string;
   title: string;
+  titles?: Record<string, string>; // by language, when the room has a title per language
   paused: boolean;
   closed: boolean;
   activation: string;

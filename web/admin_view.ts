@@ -90,7 +90,7 @@ export class View {
     }
     this.text("stat-redis", redis);
     this.text("stat-degraded", degraded);
-    this.text("stat-degraded-reason", h.reason);
+    this.text("stat-degraded-reason", h.reason_key ? t(s, h.reason_key) : h.reason);
     const badgeRedis = document.querySelector<HTMLElement>('[data-testid="health-redis"]');
     if (badgeRedis) {
       badgeRedis.textContent = `${t(s, "admin.stat.redis")}: ${redis}`;
@@ -154,7 +154,7 @@ export class View {
     th.append(a);
     tr.append(th);
     const cells: [string, string, boolean][] = [
-      ["title", r.title, false],
+      ["title", r.titles?.[lang] ?? r.title, false],
       ["waiting", formatCount(r.waiting, lang), true],
       ["active", formatActive(r.active, r.capacity, lang), true],
       ["admitted_per_s", formatRate(r.admitted_per_s, s, lang), true],

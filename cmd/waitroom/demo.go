@@ -16,7 +16,8 @@ import (
 // demoRoom points the embedded demo room at the demo shop.
 func demoRoom(s *queue.Settings) {
 	s.TargetURL = "/shop"
-	s.ProductID, s.ProductName = shop.DropID, shop.DropName
+	s.ProductID = shop.DropID
+	s.ProductName = queue.TextByLang(map[string]string{"en": shop.DropName, "ko": "한정판 스니커즈"})
 }
 
 // demo is the demo shop running: its checkout at /shop, its consumer of the

@@ -303,8 +303,11 @@ func seedDemoRoom(ctx context.Context, line *queue.Line, withShop bool) error {
 		return nil
 	}
 	s := queue.DefaultSettings()
-	s.Title = "Demo flash sale"
-	s.Message = "Thanks for waiting. We let shoppers in a few at a time so checkout stays fast for everyone."
+	s.Title = queue.TextByLang(map[string]string{"en": "Demo flash sale", "ko": "데모 반짝 세일"})
+	s.Message = queue.TextByLang(map[string]string{
+		"en": "Thanks for waiting. We let shoppers in a few at a time so checkout stays fast for everyone.",
+		"ko": "기다려 주셔서 감사합니다. 결제가 모두에게 빠르도록 몇 분씩 차례로 입장합니다.",
+	})
 	if withShop {
 		demoRoom(&s)
 	}

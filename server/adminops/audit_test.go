@@ -18,7 +18,7 @@ import (
 func TestSettingsChange(t *testing.T) {
 	old := queue.DefaultSettings()
 	s := old
-	s.Paused, s.Capacity, s.Title, s.UserSecret = true, old.Capacity+5, "Drop", "a-secret-of-more-than-16"
+	s.Paused, s.Capacity, s.Title, s.UserSecret = true, old.Capacity+5, queue.Text("Drop"), "a-secret-of-more-than-16"
 	ch := SettingsChange(Saved, "drop", &old, s)
 	if !slices.Equal(ch.Fields, []string{"capacity", "paused", "title", "user_secret"}) {
 		t.Fatalf("fields %v", ch.Fields)

@@ -192,7 +192,7 @@ func TestDashboardInChromium(t *testing.T) {
 		t.Errorf("capacity 0: while typing %q, on submit %q at %s; want %q", v.TypingError, v.SubmitError, v.SubmitStatusPath, capMsg)
 	}
 	s := site.getRoom(room)
-	if s.Title != "Flash sale" || s.Capacity != 1000 || s.BatchSize != 5 || s.BatchIntervalMS != 500 || s.AbandonAfterS != 600 {
+	if s.Title.String() != "Flash sale" || s.Capacity != 1000 || s.BatchSize != 5 || s.BatchIntervalMS != 500 || s.AbandonAfterS != 600 {
 		t.Errorf("room as stored at the end %+v", s)
 	}
 	end := time.Date(2031, 2, 3, 4, 5, 0, 0, time.UTC)

@@ -139,6 +139,9 @@ func formField(field string) string {
 // input takes its default, as a field left out of the API does. Numbers that
 // are not numbers go through as strings, so the API's own check names them.
 func fieldJSON(f queue.SettingField, form url.Values, cur *queue.Settings) (json.RawMessage, error) {
+	if f.PerLang {
+		return localTextJSON(f, form)
+	}
 	v := form.Get(f.Name)
 	switch f.Kind {
 	case queue.KindBool:
@@ -178,6 +181,34 @@ func fieldJSON(f queue.SettingField, form url.Values, cur *queue.Settings) (json
 		return json.Marshal(t)
 	}
 	return json.Marshal(v)
+}
+
+// localTextJSON is a text per language as the API's JSON: one string when
+// only English is filled in (or every language says the same), else an
+// object of the languages filled in. Long text is kept as typed.
+func localTextJSON(f queue.SettingField, form url.Values) (json.RawMessage, error) {
+	by := map[string]string{}
+	for _, l := range templates.Langs {
+		v := form.Get(templates.AdminLangInput(f.Name, l))
+		if f.Kind != queue.KindLongText {
+			v = strings.TrimSpace(v)
+		}
+		if v != "" {
+			by[string(l)] = v
+		}
+	}
+	en, hasEn := by[string(templates.English)]
+	same := true
+	for _, v := range by {
+		same = same && v == en
+	}
+	switch {
+	case len(by) == 0:
+		return nil, nil // the default: no text
+	case hasEn && same:
+		return json.Marshal(en)
+	}
+	return json.Marshal(by)
 }
 
 func numberJSON(v string, decimal bool) (json.RawMessage, error) {
@@ -250,6 +281,19 @@ func settingsValues(s queue.Settings) (map[string]string, []templates.AdminTierR
 		if !ok || val == nil {
 			return
 		}
+		switch {
+		case f.PerLang:
+			if by, ok := val.(map[string]any); ok {
+				for _, l := range templates.Langs {
+					if s, ok := by[string(l)].(string); ok {
+						v[templates.AdminLangInput(f.Name, l)] = s
+					}
+				}
+				return
+			}
+			v[f.Name] = fmt.Sprint(val)
+			return
+		}
 		switch f.Kind {
 		case queue.KindGroup:
 			sub, _ := val.(map[string]any)
@@ -301,6 +345,13 @@ func formValues(form url.Values) (map[string]string, []templates.AdminTierRow) {
 	var rows []templates.AdminTierRow
 	var keep func(f queue.SettingField)
 	keep = func(f queue.SettingField) {
+		if f.PerLang {
+			for _, l := range templates.Langs {
+				name := templates.AdminLangInput(f.Name, l)
+				v[name] = form.Get(name)
+			}
+			return
+		}
 		switch f.Kind {
 		case queue.KindGroup:
 			for _, m := range f.Fields {

@@ -27,7 +27,7 @@ func settingPaths(t *testing.T) map[string][]int {
 			if ft.Kind() == reflect.Pointer {
 				ft = ft.Elem()
 			}
-			if ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() {
+			if ft.Kind() == reflect.Struct && ft != reflect.TypeFor[time.Time]() && ft != reflect.TypeFor[queue.LocalText]() {
 				walk(prefix+name+".", idx, ft)
 				continue
 			}
@@ -107,13 +107,13 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"paused":       func(s *queue.Settings) { s.Paused = true },
 		"ends_at":      func(s *queue.Settings) { s.EndsAt = &ends },
 		"opens_at":     func(s *queue.Settings) { opens := ends.Add(-time.Hour); s.OpensAt = &opens },
-		"title":        func(s *queue.Settings) { s.Title = "Spring <drop> & more" },
-		"message":      func(s *queue.Settings) { s.Message = "Two lines,\nkept as typed " },
+		"title":        func(s *queue.Settings) { s.Title = queue.Text("Spring <drop> & more") },
+		"message":      func(s *queue.Settings) { s.Message = queue.Text("Two lines,\nkept as typed ") },
 		"user_secret":  func(s *queue.Settings) { s.UserSecret = "0123456789abcdef-secret" },
 		"theme_color":  func(s *queue.Settings) { s.ThemeColor = "#f80" },
 		"logo_url":     func(s *queue.Settings) { s.LogoURL = "/static/logo.png" },
 		"product_id":   func(s *queue.Settings) { s.ProductID = "sku-1" },
-		"product_name": func(s *queue.Settings) { s.ProductName = "Sneaker, size 42" },
+		"product_name": func(s *queue.Settings) { s.ProductName = queue.Text("Sneaker, size 42") },
 		"allowed_embedders": func(s *queue.Settings) {
 			s.AllowedEmbedders = []string{"https://shop.example", "http://localhost:8081"}
 		},

@@ -58,6 +58,14 @@ func (d *Dashboard) health(context.Context) templates.AdminHealth {
 		st := d.d.Avail.State()
 		h.RedisUp = st.RedisUp
 		h.Degraded, h.Forced, h.Reason = &st.Degraded, st.Forced, st.Reason
+		switch {
+		case st.Forced != nil:
+			h.ReasonKey = "admin.reason.drill"
+		case st.RedisUp:
+			h.ReasonKey = "admin.reason.redis_up"
+		default:
+			h.ReasonKey = "admin.reason.redis_down"
+		}
 	}
 	return h
 }
@@ -92,7 +100,7 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 		latest = sample{at: now, waiting: stats.Waiting, active: stats.Active, capacity: s.Capacity}
 	}
 	v := templates.AdminRoomView{
-		Room: room, Title: s.Title, Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut,
+		Room: room, Title: s.Title.String(), Titles: s.Title.ByLang(), Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut,
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
 		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
 		Point:  point(latest),
@@ -154,7 +162,7 @@ func (d *Dashboard) overview(ctx context.Context) templates.AdminOverview {
 			continue
 		}
 		ov.Rooms = append(ov.Rooms, templates.AdminRoomSummary{
-			Room: id, Title: r.settings.Title, Paused: r.settings.Paused, Closed: r.settings.Closed(now),
+			Room: id, Title: r.settings.Title.String(), Titles: r.settings.Title.ByLang(), Paused: r.settings.Paused, Closed: r.settings.Closed(now),
 			Activation: string(r.settings.Activation), Waiting: r.latest.waiting, Active: r.latest.active,
 			Capacity: r.settings.Capacity, AdmittedPerS: r.latest.admittedRate,
 		})

@@ -29,8 +29,9 @@ func handleDeletePage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if err != nil {
 			return d.failErr(c, err)
 		}
+		page := d.page(c)
 		return render.Page(c, http.StatusOK, templates.AdminDeletePage(templates.AdminDeleteProps{
-			AdminPage: d.page(c), Room: room, Title: s.Title,
+			AdminPage: page, Room: room, Title: s.Title.In(string(page.Lang)),
 		}))
 	}
 }

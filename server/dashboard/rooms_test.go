@@ -77,7 +77,7 @@ func TestCreateEditAndDeleteARoom(t *testing.T) {
 		t.Fatalf("create: %d %q %.500s", p.status, p.header.Get("Location"), p.body)
 	}
 	s := site.getRoom("spring-drop")
-	if s.Title != "Spring drop" || s.Capacity != 50 || s.BatchSize != 5 || !s.Paused || s.BatchIntervalMS != 200 || s.UserSecret == "" {
+	if s.Title.String() != "Spring drop" || s.Capacity != 50 || s.BatchSize != 5 || !s.Paused || s.BatchIntervalMS != 200 || s.UserSecret == "" {
 		t.Errorf("stored %+v", s)
 	}
 	if p := b.postForm("/admin/create", url.Values{"room": {"spring-drop"}}); p.status != http.StatusBadRequest || byTestID(t, p, "error-room") != "room: already exists" {
@@ -119,7 +119,7 @@ func TestCreateEditAndDeleteARoom(t *testing.T) {
 		t.Fatalf("edit: %d %.500s", p.status, p.body)
 	}
 	s = site.getRoom("spring-drop")
-	if s.Title != "Spring drop II" || s.Capacity != 60 || s.Paused || s.Activation != "off" || s.UserSecret != "0123456789abcdef-secret" {
+	if s.Title.String() != "Spring drop II" || s.Capacity != 60 || s.Paused || s.Activation != "off" || s.UserSecret != "0123456789abcdef-secret" {
 		t.Errorf("after edit %+v", s)
 	}
 	form.Set("user_secret_clear", "true")
@@ -212,7 +212,7 @@ func TestEditKeepsAllowedEmbedders(t *testing.T) {
 	if p := b.postForm("/admin/rooms/framed/edit", form); p.status != http.StatusSeeOther {
 		t.Fatalf("edit: %d %.500s", p.status, p.body)
 	}
-	if got := site.getRoom("framed"); got.Title != "Framed" || len(got.AllowedEmbedders) != 2 {
+	if got := site.getRoom("framed"); got.Title.String() != "Framed" || len(got.AllowedEmbedders) != 2 {
 		t.Fatalf("after edit %+v", got)
 	}
 	form.Set("allowed_embedders", "https://shop.example/path")
