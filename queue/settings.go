@@ -86,7 +86,7 @@ type Settings struct {
 	QueueingMethod Method `json:"queueing_method"`
 	// SoldOut ends the sale until undone: waiters keep their places unseen.
 	SoldOut        bool   `json:"sold_out"`
-	SoldOutMessage string `json:"sold_out_message,omitempty"`
+	SoldOutMessage LocalText `json:"sold_out_message,omitzero"`
 	// MaxWaiting is the most people in line; 0 is no limit.
 	MaxWaiting int64 `json:"max_waiting,omitempty"`
 }
@@ -331,8 +331,8 @@ var SettingFields = []SettingField{
 		}},
 	{Name: "sold_out", Section: SectionBasics, Kind: KindBool,
 		Doc: "the sale has ended: newcomers and everyone in line see the sold out page, nobody is admitted or dropped; admitted visitors keep their tokens; undoing it puts the line back as it was"},
-	{Name: "sold_out_message", Section: SectionBasics, Kind: KindLongText, Doc: "shown on the sold out page",
-		check: func(s *Settings) error { return atMost("sold_out_message", s.SoldOutMessage, 2000) }},
+	{Name: "sold_out_message", Section: SectionBasics, Kind: KindLongText, PerLang: true, Doc: "shown on the sold out page; " + localTextDoc + ", at most 2000 characters each",
+		check: func(s *Settings) error { return s.SoldOutMessage.check("sold_out_message", 2000) }},
 	{Name: "max_waiting", Section: SectionBasics, Kind: KindNumber, Help: true,
 		Doc: "the most people in line; newcomers beyond it get `full` (no place, try again later), those in line keep theirs; 0 is no limit",
 		check: func(s *Settings) error {

@@ -21,7 +21,7 @@ func methodRooms(t *testing.T, site *browserSite) {
 		"draw":  func(s *queue.Settings) { s.QueueingMethod = queue.MethodRandom },
 		"maint": func(s *queue.Settings) { s.QueueingMethod = queue.MethodReject },
 		"full":  func(s *queue.Settings) { s.MaxWaiting = 1 },
-		"drop":  func(s *queue.Settings) { s.SoldOutMessage = soldOutMessage },
+		"drop":  func(s *queue.Settings) { s.SoldOutMessage = queue.Text(soldOutMessage) },
 	}
 	for name, edit := range rooms {
 		s := browserRoomSettings()

@@ -61,6 +61,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		if err != nil {
 			return err
 		}
+		view.SoldOutMessage = v.SoldOutMessage.In(string(lang))
 		now := line.Now()
 		return render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 			Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),

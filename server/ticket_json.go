@@ -34,8 +34,9 @@ type ticketJSON struct {
 	QueueingMethod queue.Method `json:"queueing_method"`
 	// Reason says why a ticket is closed (ended, maintenance) or expired.
 	Reason string `json:"reason,omitempty"`
-	// SoldOutMessage is the room's, with state sold_out.
-	SoldOutMessage string `json:"sold_out_message,omitempty"`
+	// SoldOutMessage is the room's, with state sold_out: a text or one per
+	// language, as the room has it; the page picks its language's.
+	SoldOutMessage queue.LocalText `json:"sold_out_message,omitzero"`
 	// RetryAfterS, with state full, is when to try entering again.
 	RetryAfterS *int64 `json:"retry_after_s,omitempty"`
 	// OpensAt is the room's scheduled opening, null without one. While the
@@ -111,11 +112,11 @@ func seconds(d time.Duration) *int64 {
 	return &n
 }
 
-func soldOutMessage(t queue.Ticket, s *queue.Settings) string {
+func soldOutMessage(t queue.Ticket, s *queue.Settings) queue.LocalText {
 	if t.State == queue.StateSoldOut {
 		return s.SoldOutMessage
 	}
-	return ""
+	return queue.LocalText{}
 }
 
 // scheduledInterval is how often a pre-queue page hears of its ticket: at

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/vocab"
 )
 
@@ -72,25 +73,25 @@ const (
 // AcceptURL is not in that JSON unless the server adds accept_url.
 func TicketViewFromJSON(b []byte) (TicketView, error) {
 	var j struct {
-		Ticket       string       `json:"ticket"`
-		State        vocab.State  `json:"state"`
-		Position     int64        `json:"position"`
-		Waiting      int64        `json:"waiting"`
-		ETAS         *int64       `json:"eta_s"`
-		ETALowS      *int64       `json:"eta_low_s"`
-		ETAHighS     *int64       `json:"eta_high_s"`
-		NextUpdateMS int64        `json:"next_update_ms"`
-		Token        *string      `json:"token"`
-		OrderableAt  *string      `json:"orderable_at"`
-		RedirectURL  *string      `json:"redirect_url"`
-		AcceptURL    *string      `json:"accept_url"`
-		Paused       bool         `json:"paused"`
-		EnteredAt    *string      `json:"entered_at"`
-		Method       vocab.Method `json:"queueing_method"`
-		Reason       string       `json:"reason"`
-		SoldOutMsg   string       `json:"sold_out_message"`
-		RetryAfterS  *int64       `json:"retry_after_s"`
-		OpensAt      *string      `json:"opens_at"`
+		Ticket       string          `json:"ticket"`
+		State        vocab.State     `json:"state"`
+		Position     int64           `json:"position"`
+		Waiting      int64           `json:"waiting"`
+		ETAS         *int64          `json:"eta_s"`
+		ETALowS      *int64          `json:"eta_low_s"`
+		ETAHighS     *int64          `json:"eta_high_s"`
+		NextUpdateMS int64           `json:"next_update_ms"`
+		Token        *string         `json:"token"`
+		OrderableAt  *string         `json:"orderable_at"`
+		RedirectURL  *string         `json:"redirect_url"`
+		AcceptURL    *string         `json:"accept_url"`
+		Paused       bool            `json:"paused"`
+		EnteredAt    *string         `json:"entered_at"`
+		Method       vocab.Method    `json:"queueing_method"`
+		Reason       string          `json:"reason"`
+		SoldOutMsg   queue.LocalText `json:"sold_out_message"`
+		RetryAfterS  *int64          `json:"retry_after_s"`
+		OpensAt      *string         `json:"opens_at"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
@@ -99,7 +100,7 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 		Ticket: j.Ticket, State: j.State, Position: j.Position, Waiting: j.Waiting,
 		ETASeconds: -1, ETALowSeconds: -1, ETAHighSeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
 		Token: deref(j.Token), RedirectURL: deref(j.RedirectURL), AcceptURL: deref(j.AcceptURL),
-		Method: j.Method, Reason: j.Reason, SoldOutMessage: j.SoldOutMsg,
+		Method: j.Method, Reason: j.Reason, SoldOutMessage: j.SoldOutMsg.String(),
 	}
 	if j.RetryAfterS != nil {
 		v.RetryAfterS = *j.RetryAfterS

@@ -51,6 +51,21 @@ function num(v: unknown, fallback: number): number {
   return typeof v === "number" && Number.isFinite(v) ? v : fallback;
 }
 
+/**
+ * localText is a room's text in the page's language: the API sends a string
+ * (every language) or an object by language; else English, else any.
+ */
+function localText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (v === null || typeof v !== "object") return "";
+  const byLang = v as Record<string, unknown>;
+  const lang = typeof document === "undefined" ? "en" : document.documentElement.lang || "en";
+  for (const k of [lang, "en", ...Object.keys(byLang)]) {
+    if (typeof byLang[k] === "string") return byLang[k] as string;
+  }
+  return "";
+}
+
 function str(v: unknown): string | null {
   return typeof v === "string" && v !== "" ? v : null;
 }
@@ -89,7 +104,7 @@ export function parseTicket(raw: unknown): Ticket | null {
     entered_at: str(o.entered_at),
     queueing_method: str(o.queueing_method) ?? "fifo",
     reason: str(o.reason) ?? "",
-    sold_out_message: str(o.sold_out_message) ?? "",
+    sold_out_message: localText(o.sold_out_message),
     retry_after_s: Math.max(0, Math.trunc(num(o.retry_after_s, 0))),
     opens_at: str(o.opens_at),
   };

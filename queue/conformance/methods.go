@@ -222,7 +222,7 @@ func testSoldOutFreezesTheLineAndUndoPutsItBack(t *testing.T, target Open) {
 	for i := 0; i < 3; i++ {
 		waiters = append(waiters, f.enter(t, "drop", fmt.Sprintf("v:w%d", i)))
 	}
-	f.room(t, "drop", func(s *queue.Settings) { s.BatchSize = 1; s.SoldOut = true; s.SoldOutMessage = "All gone" })
+	f.room(t, "drop", func(s *queue.Settings) { s.BatchSize = 1; s.SoldOut = true; s.SoldOutMessage = queue.Text("All gone") })
 
 	n := f.enter(t, "drop", "v:late")
 	if n.State != queue.StateSoldOut || n.ID != "" {

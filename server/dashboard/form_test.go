@@ -120,7 +120,7 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"max_quantity":                            func(s *queue.Settings) { s.MaxQuantity = 3 },
 		"queueing_method":                         func(s *queue.Settings) { s.QueueingMethod = queue.MethodRandom },
 		"sold_out":                                func(s *queue.Settings) { s.SoldOut = true },
-		"sold_out_message":                        func(s *queue.Settings) { s.SoldOutMessage = "All gone,\nthank you " },
+		"sold_out_message":                        func(s *queue.Settings) { s.SoldOutMessage = queue.Text("All gone,\nthank you ") },
 		"max_waiting":                             func(s *queue.Settings) { s.MaxWaiting = 5000 },
 		"bot_protection.proof_of_work":            func(s *queue.Settings) { s.BotProtection.ProofOfWork = queue.ProofOfWorkOff },
 		"bot_protection.pow_cost":                 func(s *queue.Settings) { s.BotProtection.PowCost = 500 },
