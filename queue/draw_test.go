@@ -11,8 +11,8 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/memstore"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/memstore"
 )
 
 // draws is how many openings the uniformity test draws: enough that the

@@ -11,10 +11,10 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/memstore"
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/memstore"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
 )
 
 // paceStep is the pace a room runs at from At (since the start) on.

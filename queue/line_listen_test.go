@@ -7,9 +7,9 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/memstore"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/memstore"
-	"github.com/waitroom/waitroom/queue/token"
 )
 
 // TestRoomChangeMakesOtherServersReadFreshSettings: a server that cached a

@@ -3,7 +3,7 @@ package queue
 import (
 	"time"
 
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // Rules of the line that every store applies alike.
@@ -19,7 +19,7 @@ const MaxScan = 500
 // follows the live tickets, not every ticket there ever was.
 const EndedKept = 5 * time.Minute
 
-// Admission is how one enter is admitted (queue/vocab defines the modes).
+// Admission is how one enter is admitted (internal/vocab defines the modes).
 type Admission = vocab.Admission
 
 // Admission modes.

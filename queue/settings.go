@@ -10,10 +10,10 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
-// Activation modes of a room (queue/vocab defines them).
+// Activation modes of a room (internal/vocab defines them).
 type Activation = vocab.Activation
 
 const (
@@ -82,16 +82,16 @@ type Settings struct {
 	BotProtection BotProtection `json:"bot_protection"`
 	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no cap.
 	MaxQuantity int64 `json:"max_quantity,omitempty"`
-	// QueueingMethod is how the line admits (queue/vocab's Method).
+	// QueueingMethod is how the line admits (internal/vocab's Method).
 	QueueingMethod Method `json:"queueing_method"`
 	// SoldOut ends the sale until undone: waiters keep their places unseen.
-	SoldOut        bool   `json:"sold_out"`
+	SoldOut        bool      `json:"sold_out"`
 	SoldOutMessage LocalText `json:"sold_out_message,omitzero"`
 	// MaxWaiting is the most people in line; 0 is no limit.
 	MaxWaiting int64 `json:"max_waiting,omitempty"`
 }
 
-// Method is a room's queueing method (queue/vocab defines them).
+// Method is a room's queueing method (internal/vocab defines them).
 type Method = vocab.Method
 
 const (

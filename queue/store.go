@@ -74,9 +74,9 @@ type TickResult struct {
 	Purged    int64 // ended tickets deleted after their grace period
 }
 
-// The ports: what the line needs of a store. queue/redisstore keeps them in
-// Redis, queue/memstore in this process's memory (the executable
-// specification); queue/conformance runs the same behaviour against both.
+// The ports: what the line needs of a store. internal/redisstore keeps them in
+// Redis, internal/memstore in this process's memory (the executable
+// specification); internal/conformance runs the same behaviour against both.
 // Each ticket operation (Enter, Status, Leave, Complete, Active, Hold, Tick,
 // ClaimPlace, RestoreRoom) is atomic; PutRoom and DeleteRoom are not (a
 // reader may see the settings before the room is listed).

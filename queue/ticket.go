@@ -3,11 +3,11 @@ package queue
 import (
 	"time"
 
-	"github.com/waitroom/waitroom/queue/token"
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
-// State is a ticket's state (queue/vocab defines them).
+// State is a ticket's state (internal/vocab defines them).
 type State = vocab.State
 
 const (

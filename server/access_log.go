@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/clientip"
 )
 
 // requestIDHeader carries a request's id, in and out.

@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
-	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // auditEnv is a server whose log and access log are JSON lines the test

@@ -9,8 +9,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/server/clientip"
-	"github.com/waitroom/waitroom/server/throttle"
+	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/throttle"
 )
 
 var (

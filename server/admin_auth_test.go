@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
-	"github.com/waitroom/waitroom/server/throttle"
 )
 
 // lockedBuffer is a log sink tests read while the server writes.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // drawAdmin is what the scheduled opening's admin handlers need of the line.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/server/adminops"
+	"github.com/waitroom/waitroom/internal/adminops"
 )
 
 // TestScheduledOpeningOverTheAPI: before opens_at, enter answers scheduled

@@ -10,8 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/adminops"
 )
 
 // roomAdmin is what the admin room handlers need of the line.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/gate"
 )
 
 // forwardAuther is the gate a proxy asks before it forwards; *gate.ForwardAuth.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/clientip"
 )
 
 // clientLimiter holds a client to its room's per-client limits

@@ -13,10 +13,10 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 )
 

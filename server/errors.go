@@ -10,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/apierr"
+	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/server/apierr"
 )
 
 // apiError is what every JSON error body says: {"error": {"code", "message"}}.

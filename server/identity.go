@@ -9,8 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/hexid"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/token"
 )
 
 // visitorCookie holds the visitor's id, 32 hex characters (hexid): the

@@ -11,10 +11,10 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/server/render"
+	"github.com/waitroom/waitroom/internal/render"
 	"github.com/waitroom/waitroom/templates"
 )
 

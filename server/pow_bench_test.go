@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server"
 )
 

@@ -9,8 +9,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/hexid"
+	"github.com/waitroom/waitroom/internal/push"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/server/push"
 )
 
 // manyReader is what the push fetcher needs of the line.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/server/dashboard"
+	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/static"
 )
 
@@ -133,7 +133,7 @@ func notFound(echo.Context) error {
 	return errorf(http.StatusNotFound, "not_found", "no such endpoint")
 }
 
-// DashboardRoutes are the dashboard's rows (server/dashboard), beside the
+// DashboardRoutes are the dashboard's rows (internal/dashboard), beside the
 // admin API under /admin.
 func DashboardRoutes(h dashboard.Handlers) []Route {
 	const get, post = http.MethodGet, http.MethodPost

@@ -15,14 +15,14 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/dashboard"
+	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/queue/redisstore"
-	"github.com/waitroom/waitroom/queue/redistest"
-	"github.com/waitroom/waitroom/queue/token"
-	"github.com/waitroom/waitroom/server/dashboard"
-	"github.com/waitroom/waitroom/server/gate"
 )
 
 type noIntents struct{}

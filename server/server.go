@@ -12,12 +12,12 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/push"
+	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/server/clientip"
-	"github.com/waitroom/waitroom/server/gate"
-	"github.com/waitroom/waitroom/server/push"
-	"github.com/waitroom/waitroom/server/throttle"
 )
 
 // Config is what the server needs beyond the line.

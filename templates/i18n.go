@@ -9,13 +9,13 @@ import (
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
 
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // Lang is a language the pages are written in.
 type Lang string
 
-// The languages the catalogue has (queue/vocab names them, so a room's
+// The languages the catalogue has (internal/vocab names them, so a room's
 // texts per language use the same tags).
 const (
 	English Lang = vocab.LangEnglish

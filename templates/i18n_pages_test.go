@@ -9,7 +9,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/a-h/templ"
 
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // koreanPages are the pages and states a visitor or an operator can see,

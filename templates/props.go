@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/vocab"
 )
 
 // Theme is a room's look: an accent colour (#rgb or #rrggbb; anything else
@@ -52,7 +52,7 @@ type TicketView struct {
 	OpensAt        time.Time // the scheduled opening; zero without one
 }
 
-// Ticket states, as in the ticket JSON (queue/vocab defines them).
+// Ticket states, as in the ticket JSON (internal/vocab defines them).
 const (
 	StateWaiting  = vocab.StateWaiting
 	StateAdmitted = vocab.StateAdmitted

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/internal/redistest"
 )
 
 // TestRunOnRedisCluster starts the server with --redis-url naming the three

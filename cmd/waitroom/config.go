@@ -16,12 +16,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/metrics"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/server/clientip"
-	"github.com/waitroom/waitroom/server/gate"
-	"github.com/waitroom/waitroom/server/metrics"
-	"github.com/waitroom/waitroom/server/throttle"
 )
 
 // config is everything waitroom reads at start, from flags and their

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/queue/kafkatest"
-	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/internal/kafkatest"
+	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/redistest"
 )
 
 // TestKilledBetweenOutboxAndKafkaLosesNothing runs the real binary. With

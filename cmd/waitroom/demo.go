@@ -8,8 +8,8 @@ import (
 	"log/slog"
 
 	"github.com/waitroom/waitroom/examples/shop"
+	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/server"
 )
 

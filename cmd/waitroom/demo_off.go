@@ -6,8 +6,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/outbox"
 	"github.com/waitroom/waitroom/server"
 )
 

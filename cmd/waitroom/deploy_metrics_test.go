@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/server/metrics"
+	"github.com/waitroom/waitroom/internal/metrics"
 )
 
 // startForTest runs the whole program with args (embedded Redis and Kafka

@@ -5,7 +5,7 @@ package main
 import (
 	"github.com/alicebob/miniredis/v2"
 
-	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/internal/outbox"
 )
 
 // embeddedServices: this build carries the in-process Redis and Kafka of

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/queue/pow"
-	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/redistest"
 )
 
 type syncBuffer struct {

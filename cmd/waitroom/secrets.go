@@ -11,9 +11,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/outbox"
-	"github.com/waitroom/waitroom/queue/token"
 )
 
 // loadSigningKey reads the signing key. Only embedded mode creates a

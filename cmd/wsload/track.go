@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/waitroom/waitroom/queue/vocab"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // phase is the part of the run a sample falls in; only the window is the

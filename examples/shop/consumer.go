@@ -13,7 +13,7 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/internal/outbox"
 )
 
 // Defaults for ConsumerConfig.

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/internal/outbox"
 )
 
 // TestWaitroomOutboxAndShopAgree: the message contract end to end. Waitroom's

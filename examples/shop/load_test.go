@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/queue/kafkatest"
-	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/internal/kafkatest"
+	"github.com/waitroom/waitroom/internal/outbox"
 )
 
 // TestTenThousandIntentsAcrossFaults: 10,000 intents go through waitroom's

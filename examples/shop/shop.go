@@ -19,7 +19,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/waitroom/waitroom/queue/outbox"
+	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/server/gate/middleware"
 )
 

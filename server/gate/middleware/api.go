@@ -13,9 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waitroom/waitroom/queue/token"
-	"github.com/waitroom/waitroom/queue/vocab"
-	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // backend is waitroom over HTTP, plus the offline verifier and what this

@@ -3,7 +3,7 @@ package middleware_test
 import (
 	"testing"
 
-	"github.com/waitroom/waitroom/queue/redistest"
+	"github.com/waitroom/waitroom/internal/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

@@ -39,7 +39,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gatekit"
 )
 
 // Config is the middleware.

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/token"
 	"github.com/waitroom/waitroom/server/gate/middleware"
 	"github.com/waitroom/waitroom/server/gate/middleware/echomw"
 )

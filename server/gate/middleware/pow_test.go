@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
-	"github.com/waitroom/waitroom/queue/pow"
 )
 
 // TestMiddlewarePassesTheProofOfWorkThrough: the middleware enters API

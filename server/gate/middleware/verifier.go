@@ -3,7 +3,7 @@ package middleware
 import (
 	"fmt"
 
-	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gatekit"
 )
 
 // Verdict is what verifying an entry token found. Reason, when not Valid:

@@ -10,7 +10,7 @@ import (
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/waitroom/waitroom/server/gate/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gatekit"
 )
 
 // jwks verifies entry tokens offline with waitroom's published keys.

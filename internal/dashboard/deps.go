@@ -1,0 +1,73 @@
+package dashboard
+
+import (
+	"context"
+	"time"
+
+	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/queue"
+)
+
+// Line is what the dashboard needs of *queue.Line: room writes go through it
+// so its settings cache stays current.
+type Line interface {
+	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	ListRooms(ctx context.Context) ([]string, error)
+	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
+	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+	SetDrill(ctx context.Context, on *bool) error
+	PutRoom(ctx context.Context, room string, s queue.Settings) error
+	DeleteRoom(ctx context.Context, room string) error
+	Now() time.Time
+	// The scheduled opening (opening.go).
+	LastDraw(ctx context.Context, room string) (queue.DrawRecord, bool, error)
+	OpenNow(ctx context.Context, room string) (queue.Settings, error)
+}
+
+// Availability is this server's degraded-mode flag (*queue.Availability).
+type Availability = adminops.Flag
+
+// OutboxCounter reads the degraded path's intents by status (*outbox.Outbox).
+type OutboxCounter interface {
+	Counts(ctx context.Context) (outbox.Counts, error)
+}
+
+// Activation is an adaptive room's line: on or off, and why.
+type Activation struct {
+	On     bool
+	Reason string
+}
+
+// ActivationReader reports what the adaptive controller decided for a room;
+// ok is false when it has no reading for it.
+type ActivationReader interface {
+	ActivationState(room string) (a Activation, ok bool)
+}
+
+// ActivationFunc adapts a function (e.g. around internal/adaptive's State) to
+// ActivationReader.
+type ActivationFunc func(room string) (Activation, bool)
+
+// ActivationState calls f.
+func (f ActivationFunc) ActivationState(room string) (Activation, bool) { return f(room) }
+
+// WaitStats reports quantiles of the time admitted visitors waited in a
+// room; ok is false when there is nothing to report.
+type WaitStats interface {
+	WaitQuantiles(room string) (p50, p95 time.Duration, ok bool)
+}
+
+// FailureCounter counts wrong admin tokens per client and overall
+// (*throttle.Failures, shared with the admin API and across servers).
+type FailureCounter interface {
+	Attempt(ctx context.Context, client string) (time.Duration, bool)
+	Succeeded(ctx context.Context, client string)
+}
+
+// Revocations is where a signed-out session is recorded for every server
+// (RedisRevocations), until the session's own expiry.
+type Revocations interface {
+	Revoke(ctx context.Context, id string, until time.Time) error
+	Revoked(ctx context.Context, id string) (bool, error)
+}

@@ -1,0 +1,343 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+
+	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
+)
+
+// statsSource is what the sampler reads each round.
+type statsSource interface {
+	ListRooms(ctx context.Context) ([]string, error)
+	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
+}
+
+type samplerConfig struct {
+	src    statsSource
+	outbox OutboxCounter // nil: none
+	clock  clockwork.Clock
+	log    *slog.Logger
+	every  time.Duration // between rounds
+	keep   time.Duration // history kept for the charts
+	window time.Duration // rates are averaged over this
+}
+
+// sampler reads every room's counters every few seconds and keeps the last
+// 15 minutes in memory. Rates per second come from successive totals, so
+// they need nothing from the admission path; the same samples feed the
+// charts' history and the live stream.
+type sampler struct {
+	samplerConfig
+	after func() // called after each round, e.g. to push
+
+	// eta is the waiters' estimator (queue.Estimator), for the wait at
+	// the back: re-based on a pace change, smoothed between samples.
+	eta *queue.Estimator
+
+	mu       sync.Mutex
+	rooms    map[string]*roomSeries
+	order    []string // rooms as last listed
+	listed   bool     // the last round could list the rooms
+	outboxes []outboxSample
+}
+
+type roomSeries struct {
+	settings queue.Settings
+	samples  []sample // oldest first
+}
+
+// sample is one reading of a room, with the rates derived at the time.
+type sample struct {
+	at                           time.Time
+	waiting, active, capacity    int64
+	entered, admitted, abandoned int64
+	admittedRate, entryRate      *float64
+	abandonRate, tailETA         *float64
+}
+
+type outboxSample struct {
+	at time.Time
+	c  outbox.Counts
+}
+
+func newSampler(cfg samplerConfig) *sampler {
+	// Redis is assumed up until a round says otherwise.
+	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator()}
+}
+
+// run samples at once, then every interval, until ctx ends.
+func (s *sampler) run(ctx context.Context) error {
+	t := s.clock.NewTicker(s.every)
+	defer t.Stop()
+	for {
+		s.round(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.Chan():
+		}
+	}
+}
+
+// round samples every room once; a room that fails keeps its history.
+func (s *sampler) round(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, max(s.every, time.Second))
+	defer cancel()
+	now := s.clock.Now()
+	rooms, err := s.src.ListRooms(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Debug("dashboard: sample: list rooms", "err", err)
+		}
+		s.mu.Lock()
+		s.listed = false
+		s.mu.Unlock()
+	} else {
+		s.sampleRooms(ctx, rooms, now)
+	}
+	if s.outbox != nil {
+		if c, err := s.outbox.Counts(ctx); err == nil {
+			s.mu.Lock()
+			s.outboxes = trim(append(s.outboxes, outboxSample{at: now, c: c}), func(o outboxSample) time.Time { return o.at }, now.Add(-s.keep))
+			s.mu.Unlock()
+		}
+	}
+	if s.after != nil {
+		s.after()
+	}
+}
+
+func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time) {
+	type reading struct {
+		room     string
+		settings queue.Settings
+		stats    queue.Stats
+	}
+	var got []reading
+	for _, room := range rooms {
+		st, err := s.src.GetRoom(ctx, room)
+		if errors.Is(err, queue.ErrRoomNotFound) {
+			continue // deleted meanwhile
+		}
+		var stats queue.Stats
+		if err == nil {
+			stats, err = s.src.Stats(ctx, room, now)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				s.log.Debug("dashboard: sample", "room", room, "err", err)
+			}
+			continue
+		}
+		got = append(got, reading{room, st, stats})
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listed = true
+	s.order = slices.Clone(rooms)
+	seen := make(map[string]bool, len(rooms))
+	for _, r := range rooms {
+		seen[r] = true
+	}
+	for room := range s.rooms {
+		if !seen[room] {
+			delete(s.rooms, room)
+		}
+	}
+	for _, r := range got {
+		rs := s.rooms[r.room]
+		if rs == nil {
+			rs = &roomSeries{}
+			s.rooms[r.room] = rs
+		}
+		rs.settings = r.settings
+		smp := sample{
+			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
+			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
+		}
+		s.derive(&smp, rs.samples)
+		smp.tailETA = s.tailWait(r.room, &r.settings, r.stats, now)
+		rs.samples = trim(append(rs.samples, smp), func(x sample) time.Time { return x.at }, now.Add(-s.keep))
+	}
+}
+
+// derive fills a new sample's rates from the oldest earlier sample within
+// the window (or the one just before, when samples came slower than the
+// window). A total that went down means the counters were reset (the room
+// was recreated, Redis lost its data): the rate is then unknown.
+func (s *sampler) derive(cur *sample, prev []sample) {
+	if len(prev) == 0 {
+		return
+	}
+	from := prev[len(prev)-1]
+	for i := len(prev) - 1; i >= 0 && !prev[i].at.Before(cur.at.Add(-s.window)); i-- {
+		from = prev[i]
+	}
+	dt := cur.at.Sub(from.at).Seconds()
+	if dt <= 0 {
+		return
+	}
+	rate := func(a, b int64) *float64 {
+		if b < a {
+			return nil
+		}
+		r := float64(b-a) / dt
+		return &r
+	}
+	cur.admittedRate = rate(from.admitted, cur.admitted)
+	cur.entryRate = rate(from.entered, cur.entered)
+	cur.abandonRate = rate(from.abandoned, cur.abandoned)
+}
+
+// tailWait is how long the last in line will wait, in seconds, by the
+// estimate the waiters get: not waiting ÷ the last seconds' rate, which
+// swings with every batch. Nobody waiting waits nothing; a paused line has
+// no estimate.
+func (s *sampler) tailWait(room string, st *queue.Settings, stats queue.Stats, now time.Time) *float64 {
+	e := s.eta.Wait(room, st, stats.AdmittedRate, stats.Waiting, now)
+	if !e.Known {
+		return nil
+	}
+	v := e.Point.Seconds()
+	return &v
+}
+
+// trim drops items older than cut from the front of a time-ordered slice.
+func trim[T any](xs []T, at func(T) time.Time, cut time.Time) []T {
+	i := 0
+	for i < len(xs) && at(xs[i]).Before(cut) {
+		i++
+	}
+	if i == 0 {
+		return xs
+	}
+	return slices.Delete(xs, 0, i)
+}
+
+// roomState is what the sampler knows of one room.
+type roomState struct {
+	settings queue.Settings
+	latest   sample
+	series   []sample
+}
+
+// room returns a room's settings as last read, its latest sample and, with
+// history, a copy of every sample kept.
+func (s *sampler) room(room string, history bool) (roomState, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rs := s.rooms[room]
+	if rs == nil || len(rs.samples) == 0 {
+		return roomState{}, false
+	}
+	st := roomState{settings: rs.settings, latest: rs.samples[len(rs.samples)-1]}
+	if history {
+		st.series = slices.Clone(rs.samples)
+	}
+	return st, true
+}
+
+// overview returns every room's latest state in listing order, and whether
+// the last round could list the rooms.
+func (s *sampler) overview() ([]string, map[string]roomState, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]roomState, len(s.rooms))
+	for id, rs := range s.rooms {
+		if len(rs.samples) > 0 {
+			out[id] = roomState{settings: rs.settings, latest: rs.samples[len(rs.samples)-1]}
+		}
+	}
+	return slices.Clone(s.order), out, s.listed
+}
+
+// outboxView is the outbox's latest counts and the results of the last
+// minute (of the history there is, when shorter); nil before any sample.
+func (s *sampler) outboxView() *templates.AdminOutbox {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.outboxes)
+	if n == 0 {
+		return nil
+	}
+	cur := s.outboxes[n-1]
+	v := &templates.AdminOutbox{Pending: cur.c.Accepted, Published: cur.c.Published, Processed: cur.c.Processed, Rejected: cur.c.Rejected}
+	if n < 2 {
+		return v
+	}
+	from := cur
+	for i := n - 1; i >= 0 && !s.outboxes[i].at.Before(cur.at.Add(-time.Minute)); i-- {
+		from = s.outboxes[i]
+	}
+	processed, rejected := max(cur.c.Processed-from.c.Processed, 0), max(cur.c.Rejected-from.c.Rejected, 0)
+	v.MinuteProcessed, v.MinuteRejected = &processed, &rejected
+	v.MinuteSpanSeconds = int64(cur.at.Sub(from.at).Seconds())
+	return v
+}
+
+// refresh re-reads one room after a change made here or announced by
+// another server: its settings at once, and a first sample for a new room,
+// so pages and pushes agree before the next round. A known room gets no
+// extra sample: the charts keep their even spacing.
+func (s *sampler) refresh(ctx context.Context, room string) {
+	st, err := s.src.GetRoom(ctx, room)
+	if errors.Is(err, queue.ErrRoomNotFound) {
+		s.forget(room)
+		return
+	}
+	if err != nil {
+		return // the next round tries again
+	}
+	s.eta.Observe(room, &st, s.clock.Now()) // a new pace counts at once
+	s.mu.Lock()
+	rs := s.rooms[room]
+	if rs != nil {
+		rs.settings = st
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	now := s.clock.Now()
+	stats, err := s.src.Stats(ctx, room, now)
+	if err != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rooms[room] != nil {
+		s.rooms[room].settings = st // a round got there first
+		return
+	}
+	s.rooms[room] = &roomSeries{settings: st, samples: []sample{{
+		at: now, waiting: stats.Waiting, active: stats.Active, capacity: st.Capacity,
+		entered: stats.EnteredTotal, admitted: stats.AdmittedTotal, abandoned: stats.AbandonedTotal,
+	}}}
+	if !slices.Contains(s.order, room) {
+		s.order = append(s.order, room)
+	}
+}
+
+// forget drops a deleted room at once rather than at the next round.
+func (s *sampler) forget(room string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.rooms, room)
+	s.order = slices.DeleteFunc(s.order, func(r string) bool { return r == room })
+}
+
+// redisUp reports whether the last round could read the rooms.
+func (s *sampler) redisUp() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.listed
+}

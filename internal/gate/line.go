@@ -1,0 +1,176 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/queue"
+)
+
+// Line is what the proxy needs of waitroom's in-process line; *queue.Line
+// has it. Verifying in process also refuses completed and reclaimed tokens.
+type Line interface {
+	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
+	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
+	Room(ctx context.Context, room string) (queue.Settings, error)
+	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
+	Token(t queue.Ticket) (string, error)
+	Estimate(t queue.Ticket, s *queue.Settings) queue.Estimate
+	Keys() *token.Keyset
+	Now() time.Time
+}
+
+var _ Line = (*queue.Line)(nil)
+
+// lineBackend is the line as the gate's backend for one room. It enters API
+// clients itself, so it asks them for the room's proof of work as
+// waitroom's enter does.
+type lineBackend struct {
+	line Line
+	room string
+	work pow.Gate
+}
+
+func newLineBackend(line Line, room string, keys pow.Keys) lineBackend {
+	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now, keys)}
+}
+
+// Verify checks the token, then that visitor holds it. The gate runs on
+// waitroom's origin and sees waitroom's own visitor cookie: a visitor's
+// token passes only with that visitor's cookie (its sub is the cookie's
+// hash), and a user's token only for the first visitor that presents it.
+func (b lineBackend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verdict, error) {
+	v, err := b.line.Verify(ctx, tok, b.room)
+	if err != nil {
+		if !errors.Is(err, queue.ErrUnavailable) {
+			return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
+		}
+		// Redis is down, so whether the slot is still held cannot be
+		// known: judge the token offline, as a checkout verifying through
+		// the JWKS would. Completed tokens may pass until Redis is back;
+		// no new ones are issued meanwhile.
+		out := b.offline(tok)
+		if out.Valid && !ownSubject(out.Subject, visitor) {
+			// Who first held a user's token is in Redis: fail closed.
+			return gatekit.Verdict{}, fmt.Errorf("gate: verify: holder: %w", err)
+		}
+		return out, nil
+	}
+	out := gatekit.Verdict{Valid: v.Valid, Reason: v.Reason, Ticket: v.Claims.TicketID,
+		Subject: v.Claims.Subject, NotBefore: v.Claims.NotBefore, ExpiresAt: v.Claims.ExpiresAt}
+	if v.Reason == gatekit.ReasonNotYetValid {
+		// The line checked the signature before the times, but returns no
+		// claims with this refusal: read when the turn starts.
+		c, err := gatekit.Peek(tok)
+		if err != nil {
+			return gatekit.Verdict{Reason: "malformed"}, nil
+		}
+		out.Ticket, out.Subject, out.NotBefore = c.ID, c.Subject, c.NotBefore()
+	}
+	if !out.Valid || ownSubject(out.Subject, visitor) {
+		return out, nil
+	}
+	if visitor == "" {
+		return gatekit.Verdict{Reason: gatekit.ReasonOtherHolder, Ticket: out.Ticket}, nil
+	}
+	h, err := b.line.Hold(ctx, tok, b.room, queue.VisitorIdentity(visitor), queue.HoldOwner)
+	if err != nil {
+		return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
+	}
+	if !h.Valid {
+		return gatekit.Verdict{Reason: h.Reason, Ticket: out.Ticket}, nil
+	}
+	return out, nil
+}
+
+// ownSubject reports whether sub is the token subject of the visitor cookie.
+func ownSubject(sub, visitor string) bool {
+	return visitor != "" && sub == token.VisitorSubject(visitor)
+}
+
+func (b lineBackend) offline(tok string) gatekit.Verdict {
+	c, err := b.line.Keys().Verify(tok, b.line.Now())
+	switch {
+	case err != nil:
+		v := gatekit.Verdict{Reason: token.Reason(err)}
+		if v.Reason == gatekit.ReasonNotYetValid {
+			if p, perr := gatekit.Peek(tok); perr == nil {
+				v.Ticket, v.NotBefore = p.ID, p.NotBefore()
+			}
+		}
+		return v
+	case c.Room != b.room:
+		return gatekit.Verdict{Reason: "wrong_room"}
+	}
+	return gatekit.Verdict{Valid: true, Ticket: c.TicketID, Subject: c.Subject, NotBefore: c.NotBefore, ExpiresAt: c.ExpiresAt}
+}
+
+func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (gatekit.Ticket, error) {
+	identity := queue.VisitorIdentity(visitor)
+	s, err := b.line.Room(ctx, b.room)
+	if err != nil {
+		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+	}
+	if err := b.limitClient(ctx, &s, identity); err != nil {
+		return gatekit.Ticket{}, err
+	}
+	t, s, err := b.work.Enter(ctx, b.line, s, b.room, identity, payload)
+	var refused *pow.Refusal
+	if errors.As(err, &refused) {
+		return gatekit.Ticket{}, challenged(refused)
+	}
+	if err != nil {
+		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+	}
+	out := gatekit.Ticket{ID: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
+		NextUpdate: s.TierInterval(1)}
+	switch t.State {
+	case queue.StateFull:
+		out.NextUpdate = queue.FullRetryAfter
+	case queue.StateWaiting:
+		out.ETA, out.NextUpdate = b.line.Estimate(t, &s).Point, s.TierInterval(t.Position)
+	case queue.StateAdmitted:
+		if out.Token, err = b.line.Token(t); err != nil {
+			return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+		}
+		out.OrderableAt = t.OrderableAt
+	}
+	return out, nil
+}
+
+// challenged is a refusal for want of work as the gate answers it: the same
+// status, code and challenge as waitroom's enter.
+func challenged(r *pow.Refusal) error {
+	ch, err := json.Marshal(r.Challenge)
+	if err != nil {
+		return fmt.Errorf("gate: enter: %w", err)
+	}
+	out := &gatekit.Challenged{Status: http.StatusForbidden, Code: r.Code, Message: r.Message, Challenge: ch}
+	if r.Malformed {
+		out.Status = http.StatusBadRequest
+	}
+	if r.Code != pow.CodeRequired {
+		out.Field = "pow"
+	}
+	return out
+}
+
+func (b lineBackend) Complete(ctx context.Context, tok string) error {
+	v, err := b.line.Complete(ctx, tok, b.room)
+	if err != nil {
+		return fmt.Errorf("gate: complete: %w", err)
+	}
+	if !v.Valid {
+		return fmt.Errorf("gate: complete: token not active: %s", v.Reason)
+	}
+	return nil
+}

@@ -1,0 +1,252 @@
+// Package push keeps waiters' pages current over WebSocket or, as fallback,
+// Server-Sent Events. One Hub per process batches ticket reads per room, sends
+// each connection its ticket JSON no more often than its tier allows, and
+// pushes final states (admitted, expired, ...) at once.
+package push
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"maps"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/jonboulle/clockwork"
+	"github.com/waitroom/waitroom/internal/vocab"
+)
+
+// Ticket states that matter to the hub (internal/vocab defines them).
+const (
+	StateWaiting  = vocab.StateWaiting
+	StateAdmitted = vocab.StateAdmitted
+	StateExpired  = vocab.StateExpired
+	StateClosed   = vocab.StateClosed
+	StateBypassed = vocab.StateBypassed
+)
+
+var (
+	// ErrClosed is returned by ServeWS and ServeSSE once Close was called.
+	ErrClosed = errors.New("push: hub closed")
+	// ErrSlow is why a connection ended when it was dropped because its
+	// send queue filled up: reported to the request's Hold, or returned by
+	// ServeSSE when it streams through its handler (HTTP/2).
+	ErrSlow = errors.New("push: client too slow")
+)
+
+// Update is one ticket's current view.
+type Update struct {
+	Ticket   string
+	State    vocab.State
+	Interval time.Duration // the tier interval for its position: the least time between two position updates
+	Payload  []byte        // the ticket JSON sent to the client; shared by every connection, never modified after
+}
+
+// Fetcher reads many tickets of one room in ONE round trip (a Redis
+// pipeline); it also marks them alive. The hub calls it from one goroutine
+// per room at a time, but different rooms may be fetched concurrently.
+type Fetcher interface {
+	// Fetch returns one Update per ticket, in the same order as tickets.
+	Fetch(ctx context.Context, room string, tickets []string) ([]Update, error)
+}
+
+// Options tune a Hub; zero values take the defaults noted.
+type Options struct {
+	Clock        clockwork.Clock          // fake in tests; default real
+	Tick         time.Duration            // how often the hub looks for due connections (default 250ms)
+	MaxSilence   time.Duration            // fetch a connection at least this often even if its tier is slower, as its sign of life (default 10s)
+	SendQueue    int                      // bounded per-connection queue (default 16)
+	WriteTimeout time.Duration            // per-write deadline, also bounds pings and fetches (default 5s)
+	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent from the tick (default 20s)
+	FinalGrace   time.Duration            // how long a connection stays open after a final state, for the client to redirect (default 15s)
+	WSAccept     *websocket.AcceptOptions // passed to websocket.Accept, e.g. OriginPatterns
+	Logger       *slog.Logger             // default slog.Default()
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = clockwork.NewRealClock()
+	}
+	if o.Tick <= 0 {
+		o.Tick = 250 * time.Millisecond
+	}
+	if o.MaxSilence <= 0 {
+		o.MaxSilence = 10 * time.Second
+	}
+	if o.SendQueue <= 0 {
+		o.SendQueue = 16
+	}
+	if o.WriteTimeout <= 0 {
+		o.WriteTimeout = 5 * time.Second
+	}
+	if o.PingInterval <= 0 {
+		o.PingInterval = 20 * time.Second
+	}
+	if o.FinalGrace <= 0 {
+		o.FinalGrace = 15 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}
+
+// Stats is a snapshot of the hub's counters.
+type Stats struct {
+	Connections     map[string]int // open connections by transport name: "ws", "sse"
+	Tickets         int            // distinct tickets with at least one connection
+	Sent            uint64         // messages written, first messages included
+	SlowDisconnects uint64         // connections dropped because their queue was full
+	Fetches         uint64         // Fetch calls
+	FetchErrors     uint64         // failed Fetch calls
+}
+
+// Hub tracks every push connection of this process.
+type Hub struct {
+	f       Fetcher
+	o       Options
+	clock   clockwork.Clock
+	log     *slog.Logger
+	notices chan notice
+	running atomic.Bool
+
+	mu     sync.Mutex
+	rooms  map[string]*room
+	finals map[*client]struct{} // connections that got a final state, until their grace ends
+	conns  map[string]int
+	closed bool
+	wg     sync.WaitGroup // one per registered connection, so Close can wait for them
+
+	sent, slow, fetches, fetchErrors atomic.Uint64
+
+	onTick func() // test hook: called after each tick's fetches were applied
+}
+
+type room struct {
+	tickets map[string]*ticket
+	force   bool // NotifyRoom could not queue: push the whole room at the next tick
+}
+
+// ticket is what the hub knows of one ticket shared by its connections.
+type ticket struct {
+	clients  map[*client]struct{}
+	state    vocab.State
+	interval time.Duration
+	next     time.Time // due for a fetch from then on; zero until the first fetch
+	force    bool      // Notify could not queue: fetch and push at the next tick
+}
+
+// NewHub returns a hub; start its loop with Run.
+func NewHub(f Fetcher, o Options) *Hub {
+	o = o.withDefaults()
+	return &Hub{
+		f:       f,
+		o:       o,
+		clock:   o.Clock,
+		log:     o.Logger,
+		notices: make(chan notice, noticeQueue),
+		rooms:   make(map[string]*room),
+		finals:  make(map[*client]struct{}),
+		conns:   make(map[string]int),
+	}
+}
+
+// register adds c and queues first ahead of any update; from then on the
+// hub writes to it. It fails once the hub is closed.
+func (h *Hub) register(c *client, first []byte) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return false
+	}
+	r := h.rooms[c.room]
+	if r == nil {
+		r = &room{tickets: make(map[string]*ticket)}
+		h.rooms[c.room] = r
+	}
+	t := r.tickets[c.ticket]
+	if t == nil {
+		t = &ticket{clients: make(map[*client]struct{})}
+		r.tickets[c.ticket] = t
+	}
+	t.clients[c] = struct{}{}
+	now := h.clock.Now()
+	c.pingAt = now.Add(h.o.PingInterval)
+	if len(first) > 0 {
+		c.queue <- first // fresh queue, capacity >= 1
+		c.lastSent = first
+		c.lastSentAt = now
+		c.wake(h)
+	}
+	h.conns[c.tr.Name()]++
+	h.wg.Add(1)
+	return true
+}
+
+func (h *Hub) unregister(c *client) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if r := h.rooms[c.room]; r != nil {
+		if t := r.tickets[c.ticket]; t != nil {
+			delete(t.clients, c)
+			if len(t.clients) == 0 {
+				delete(r.tickets, c.ticket)
+			}
+		}
+		if len(r.tickets) == 0 {
+			delete(h.rooms, c.room)
+		}
+	}
+	delete(h.finals, c)
+	h.conns[c.tr.Name()]--
+	h.wg.Done()
+}
+
+func (h *Hub) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// Close tells every connection to go away (WebSocket 1001, SSE stream ended)
+// so clients reconnect to another instance, and waits for them to finish.
+// http.Server.Shutdown does not close hijacked WebSocket connections, so call
+// Close before or alongside it. New connections are refused afterwards.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	h.closed = true
+	var all []*client
+	for _, r := range h.rooms {
+		for _, t := range r.tickets {
+			all = slices.AppendSeq(all, maps.Keys(t.clients))
+		}
+	}
+	h.mu.Unlock()
+	for _, c := range all {
+		c.kick(websocket.StatusGoingAway, reasonShutdown, nil)
+	}
+	h.wg.Wait()
+}
+
+// Stats returns the hub's counters.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	s := Stats{Connections: make(map[string]int, len(h.conns))}
+	for name, n := range h.conns {
+		if n > 0 {
+			s.Connections[name] = n
+		}
+	}
+	for _, r := range h.rooms {
+		s.Tickets += len(r.tickets)
+	}
+	h.mu.Unlock()
+	s.Sent = h.sent.Load()
+	s.SlowDisconnects = h.slow.Load()
+	s.Fetches = h.fetches.Load()
+	s.FetchErrors = h.fetchErrors.Load()
+	return s
+}

@@ -1,0 +1,309 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/queue"
+)
+
+// The benchmarks measure a real redis-server: miniredis's timings say
+// nothing about production, so they skip without one.
+func benchRedis(b *testing.B) *redistest.Server {
+	b.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		b.Skip("redis-server is not on PATH")
+	}
+	return redistest.Shared(b)
+}
+
+type benchLine struct {
+	line  *queue.Line
+	rdb   *redis.Client
+	clock *clockwork.FakeClock
+	next  atomic.Int64 // identities handed out so far
+}
+
+// newBenchLine is a line on its own prefix. Its client lives as long as the
+// test binary, because a fixture outlives the b.N rounds of one benchmark.
+func newBenchLine(b *testing.B, clock *clockwork.FakeClock) *benchLine {
+	b.Helper()
+	srv := benchRedis(b)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
+	keys, err := token.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}
+	if clock != nil {
+		opts.Clock = clock
+	}
+	store := redisstore.New(rdb, redistest.Prefix(b))
+	return &benchLine{line: queue.NewLine(store, keys, opts), rdb: rdb, clock: clock}
+}
+
+// fill enters n new visitors, 32 at a time: concurrency stands in for a
+// pipeline while still going through the real enter script.
+func (f *benchLine) fill(ctx context.Context, room string, n int) ([]queue.Ticket, error) {
+	out := make([]queue.Ticket, n)
+	var idx atomic.Int64
+	g, ctx := errgroup.WithContext(ctx)
+	for range 32 {
+		g.Go(func() error {
+			for {
+				i := idx.Add(1) - 1
+				if i >= int64(n) {
+					return nil
+				}
+				t, _, err := f.line.Enter(ctx, room, "v:"+strconv.FormatInt(f.next.Add(1), 10))
+				if err != nil {
+					return err
+				}
+				out[i] = t
+			}
+		})
+	}
+	return out, g.Wait()
+}
+
+// evalshaStats reads the EVALSHA calls and microseconds Redis has counted.
+func evalshaStats(ctx context.Context, rdb *redis.Client) (calls, usec int64, err error) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, 0, fmt.Errorf("info commandstats: %w", err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
+		if !ok {
+			continue
+		}
+		for _, kv := range strings.Split(rest, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "calls":
+				calls, _ = strconv.ParseInt(v, 10, 64)
+			case "usec":
+				usec, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		return calls, usec, nil
+	}
+	return 0, 0, nil
+}
+
+const tickWaiters = 100_000
+
+type tickBench struct {
+	once     sync.Once
+	f        *benchLine
+	settings queue.Settings
+	err      error
+}
+
+var tick100k, tick100kRandom tickBench
+
+// BenchmarkTick100k measures one admission tick (batch 10) of a room with
+// 100,000 waiters. The clock moves one batch interval per tick, so every tick
+// has a fresh budget and admits 10; sessions expire after a minute, so from
+// then on every tick also reclaims about 10 slots, as in a steady sale.
+// redis-us/tick is the script's own time inside Redis (INFO commandstats),
+// which is what the single-threaded Redis spends on it; ns/op adds the
+// client and the round trip.
+func BenchmarkTick100k(b *testing.B) { benchTick100k(b, "tick100k", queue.MethodFIFO, &tick100k) }
+
+// BenchmarkTick100kRandom is BenchmarkTick100k in a random line: each of the
+// 10 admissions is a draw among the 100,000 (ZRANGE by rank, ZREM).
+func BenchmarkTick100kRandom(b *testing.B) {
+	benchTick100k(b, "tick100k-random", queue.MethodRandom, &tick100kRandom)
+}
+
+func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tickBench) {
+	ctx := context.Background()
+	tick100k.once.Do(func() {
+		f := newBenchLine(b, clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)))
+		s := queue.DefaultSettings()
+		s.BatchSize, s.BatchIntervalMS, s.Capacity = 10, 200, 1_000_000
+		s.SessionTTLS, s.AbandonAfterS = 60, 86_400
+		s.QueueingMethod = method
+		if err := f.line.PutRoom(ctx, room, s); err != nil {
+			tick100k.err = err
+			return
+		}
+		start := time.Now()
+		if _, err := f.fill(ctx, room, tickWaiters); err != nil {
+			tick100k.err = err
+			return
+		}
+		b.Logf("filled %d waiters in %v", tickWaiters, time.Since(start).Round(time.Millisecond))
+		// One tick up front loads the script, so the timed ones are all EVALSHA hits.
+		if _, err := f.line.Tick(ctx, room, &s); err != nil {
+			tick100k.err = err
+			return
+		}
+		tick100k.f, tick100k.settings = f, s
+	})
+	if tick100k.err != nil {
+		b.Fatal(tick100k.err)
+	}
+	f, s := tick100k.f, tick100k.settings
+	waiting := func() int64 {
+		st, err := f.line.Stats(ctx, room, f.clock.Now())
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st.Waiting
+	}
+
+	// Refills go through EVALSHA too, so Redis time is summed only over the
+	// stretches of ticks between refills.
+	const refillEvery = 100
+	var calls, usec, admitted int64
+	var baseCalls, baseUsec int64
+	sample := func() {
+		c, u, err := evalshaStats(ctx, f.rdb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		calls += c - baseCalls
+		usec += u - baseUsec
+	}
+	rebase := func() {
+		var err error
+		if baseCalls, baseUsec, err = evalshaStats(ctx, f.rdb); err != nil {
+			b.Fatal(err)
+		}
+	}
+	refill := func() {
+		if n := tickWaiters - waiting(); n > 0 {
+			if _, err := f.fill(ctx, room, int(n)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	refill()
+	rebase()
+	b.ResetTimer()
+	for i := range b.N {
+		if i > 0 && i%refillEvery == 0 {
+			b.StopTimer()
+			sample()
+			refill()
+			rebase()
+			b.StartTimer()
+		}
+		f.clock.Advance(time.Duration(s.BatchIntervalMS) * time.Millisecond)
+		r, err := f.line.Tick(ctx, room, &s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		admitted += int64(len(r.Admitted))
+	}
+	b.StopTimer()
+	sample()
+	if calls != int64(b.N) {
+		b.Fatalf("redis counted %d EVALSHA calls for %d ticks: something else ran scripts", calls, b.N)
+	}
+	b.ReportMetric(float64(usec)/float64(b.N), "redis-us/tick")
+	b.ReportMetric(float64(admitted)/float64(b.N), "admitted/tick")
+	b.ReportMetric(float64(waiting()), "waiting")
+}
+
+// reportRedisTime reports the Redis time of each op's script when the
+// returned func runs; nothing else may run scripts meanwhile.
+func reportRedisTime(b *testing.B, rdb *redis.Client) func() {
+	b.Helper()
+	ctx := context.Background()
+	c0, u0, err := evalshaStats(ctx, rdb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return func() {
+		b.StopTimer()
+		c1, u1, err := evalshaStats(ctx, rdb)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c1-c0 != int64(b.N) {
+			b.Logf("redis counted %d EVALSHA calls for %d ops", c1-c0, b.N)
+		}
+		b.ReportMetric(float64(u1-u0)/float64(b.N), "redis-us/op")
+	}
+}
+
+// pausedRoom keeps every entrant waiting, as the HTTP benchmarks' rooms do.
+func pausedRoom(b *testing.B, f *benchLine, room string) {
+	b.Helper()
+	s := queue.DefaultSettings()
+	s.Paused, s.AbandonAfterS, s.JitterMS = true, 86_400, 0
+	if err := f.line.PutRoom(context.Background(), room, s); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkEnter is one new visitor's enter at the Line level, 64 in flight
+// (about what the HTTP server has at 200 clients on two cores).
+func BenchmarkEnter(b *testing.B) {
+	f := newBenchLine(b, nil)
+	b.Cleanup(func() { _ = f.rdb.Close() })
+	pausedRoom(b, f, "enter")
+	ctx := context.Background()
+	if _, err := f.fill(ctx, "enter", 1); err != nil { // loads the script
+		b.Fatal(err)
+	}
+	b.SetParallelism(32)
+	defer reportRedisTime(b, f.rdb)()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, _, err := f.line.Enter(ctx, "enter", "v:"+strconv.FormatInt(f.next.Add(1), 10)); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
+// BenchmarkStatus is a waiter's status read at the Line level, over 10,000
+// waiters, 64 in flight.
+func BenchmarkStatus(b *testing.B) {
+	f := newBenchLine(b, nil)
+	b.Cleanup(func() { _ = f.rdb.Close() })
+	pausedRoom(b, f, "status")
+	ctx := context.Background()
+	tickets, err := f.fill(ctx, "status", 10_000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	b.SetParallelism(32)
+	defer reportRedisTime(b, f.rdb)()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			t := tickets[next.Add(1)%int64(len(tickets))]
+			got, _, err := f.line.Status(ctx, "status", t.ID, t.Identity)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			if got.State != queue.StateWaiting {
+				b.Errorf("ticket %s is %s, want waiting", t.ID, got.State)
+				return
+			}
+		}
+	})
+}

@@ -1,0 +1,313 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/queue"
+)
+
+// needRealRedis skips where only the in-process fallback runs: memory and
+// time inside Redis mean nothing there.
+func needRealRedis(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not on PATH")
+	}
+}
+
+// stuff enters n new visitors named prefix-0… concurrently, as a flood would.
+func (f *fixture) stuff(t *testing.T, room, prefix string, n int) []queue.Ticket {
+	t.Helper()
+	out := make([]queue.Ticket, n)
+	var next atomic.Int64
+	g, ctx := errgroup.WithContext(context.Background())
+	for range 16 {
+		g.Go(func() error {
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return nil
+				}
+				tk, _, err := f.line.Enter(ctx, room, fmt.Sprintf("v:%s-%d", prefix, i))
+				if err != nil {
+					return err
+				}
+				out[i] = tk
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// roomMemory is the bytes Redis holds for every key of the room (MEMORY
+// USAGE with every element counted), and the keys' names.
+func roomMemory(t *testing.T, rdb *redis.Client, prefix, room string) (int64, []string) {
+	t.Helper()
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, prefix+"{"+room+"}:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum int64
+	for _, k := range keys {
+		n, err := rdb.MemoryUsage(ctx, k, 0).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum += n
+	}
+	return sum, keys
+}
+
+func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
+	needRealRedis(t)
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "stuffed"
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true })
+	live := f.stuff(t, room, "live", 10) // real waiters who stay throughout
+	before, _ := roomMemory(t, rdb, prefix, room)
+
+	// 10,000 tickets, ended every way there is: 2,000 each completed, left
+	// while admitted, left while waiting, abandoned and reclaimed.
+	f.room(t, room, func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.SessionTTLS = 60 })
+	admitted := f.stuff(t, room, "in", 6000)
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true; s.SessionTTLS = 60 })
+	waiting := f.stuff(t, room, "wait", 4000)
+	full, _ := roomMemory(t, rdb, prefix, room)
+	for i, tk := range admitted {
+		if tk.State != queue.StateAdmitted {
+			t.Fatalf("admitted[%d] is %s", i, tk.State)
+		}
+		switch {
+		case i < 2000:
+			if err := f.store.Complete(ctx, room, tk.ID, f.clock.Now()); err != nil {
+				t.Fatal(err)
+			}
+		case i < 4000:
+			if err := f.line.Leave(ctx, room, tk.ID, tk.Identity); err != nil {
+				t.Fatal(err)
+			}
+		} // the rest are reclaimed when their session ends
+	}
+	for _, tk := range waiting[:2000] {
+		if err := f.line.Leave(ctx, room, tk.ID, tk.Identity); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The live waiters keep showing a sign of life; the other 2,000 do not.
+	f.clock.Advance(time.Duration(queue.DefaultSettings().AbandonAfterS+1) * time.Second)
+	for _, tk := range live {
+		f.status(t, room, tk)
+	}
+	var reclaimed, abandoned int64
+	for range 20 {
+		r := f.tick(t, room)
+		reclaimed, abandoned = reclaimed+r.Reclaimed, abandoned+r.Abandoned
+	}
+	// The sessions were 60 s plus jitter: by now every one has run out.
+	f.clock.Advance(time.Minute)
+	for _, tk := range live {
+		f.status(t, room, tk)
+	}
+	for range 20 {
+		r := f.tick(t, room)
+		reclaimed, abandoned = reclaimed+r.Reclaimed, abandoned+r.Abandoned
+	}
+	if reclaimed != 2000 || abandoned != 2000 {
+		t.Fatalf("reclaimed %d, abandoned %d; want 2000 each", reclaimed, abandoned)
+	}
+
+	// Within the grace period every owner can still read why it ended.
+	for i, want := range map[int]string{0: "completed", 2000: "left", 5999: "reclaimed"} {
+		if got := f.status(t, room, admitted[i]); got.State != queue.StateExpired || got.Reason != want {
+			t.Fatalf("admitted[%d] within grace: %s/%s, want expired/%s", i, got.State, got.Reason, want)
+		}
+	}
+	if got := f.status(t, room, waiting[3999]); got.Reason != "abandoned" {
+		t.Fatalf("abandoned waiter within grace: %s/%s", got.State, got.Reason)
+	}
+
+	// After the grace period the ticks delete them, at most 500 each.
+	f.clock.Advance(queue.EndedKept + time.Second)
+	for _, tk := range live {
+		f.status(t, room, tk)
+	}
+	var purged int64
+	ticks := 0
+	for ; ticks < 40; ticks++ {
+		r := f.tick(t, room)
+		if r.Purged > 500 {
+			t.Fatalf("one tick purged %d", r.Purged)
+		}
+		if r.Purged == 0 {
+			break
+		}
+		purged += r.Purged
+	}
+	if purged != 10_000 || ticks < 20 {
+		t.Fatalf("purged %d in %d ticks, want 10000 in at least 20", purged, ticks)
+	}
+	if _, _, err := f.line.Status(ctx, room, admitted[0].ID, admitted[0].Identity); !errors.Is(err, queue.ErrTicketNotFound) {
+		t.Fatalf("status of a purged ticket: %v, want ErrTicketNotFound", err)
+	}
+	after, keys := roomMemory(t, rdb, prefix, room)
+	vis, err := rdb.HLen(ctx, prefix+"{"+room+"}:visitors").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tickets, err := rdb.HLen(ctx, prefix+"{"+room+"}:tickets").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("room keys: %d B before, %d B with 10,000 more tickets, %d B after they ended and were purged (%s)",
+		before, full, after, strings.Join(keys, " "))
+	if vis != int64(len(live)) || tickets != int64(len(live)) {
+		t.Fatalf("visitors %d, tickets %d left; want %d each (the live waiters)", vis, tickets, len(live))
+	}
+	// Near the size before: a hash that grew keeps a few hundred bytes of
+	// table; 10,000 tickets were about 2 MB.
+	// Near the size before. What stays is bucket tables: Redis shrinks a
+	// hash or sorted set's table step by step as it is changed, so one that
+	// just lost thousands of entries may still hold its old table, 8 B per
+	// slot (10,000 tickets: 16 KiB; 4,000 waiters: 32 KiB), never the entries.
+	perKey := map[string]int64{}
+	for _, k := range keys {
+		n, err := rdb.MemoryUsage(ctx, k, 0).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		perKey[k[strings.LastIndex(k, ":")+1:]] = n
+	}
+	t.Logf("per key after: %v", perKey)
+	if perKey["tickets"]+perKey["visitors"] > 48<<10 {
+		t.Fatalf("tickets and visitors hold %d B after the purge", perKey["tickets"]+perKey["visitors"])
+	}
+	if _, ok := perKey["ended"]; ok {
+		t.Fatalf("the ended set is still there: %d B", perKey["ended"])
+	}
+	if after-before > (full-before)/50 {
+		t.Fatalf("room keys hold %d B after the purge, %d B before, %d B full", after, before, full)
+	}
+	for _, tk := range live {
+		if got := f.status(t, room, tk); got.State != queue.StateWaiting {
+			t.Fatalf("a live waiter was touched: %+v", got)
+		}
+	}
+	// Entering again after the purge gives a new ticket, not the purged one.
+	again := f.enter(t, room, admitted[0].Identity)
+	if again.ID == admitted[0].ID || again.State != queue.StateWaiting {
+		t.Fatalf("re-entry after purge: %+v", again)
+	}
+}
+
+func TestTickStaysBoundedWithGhostsAtTheHead(t *testing.T) {
+	needRealRedis(t)
+	const ghosts = 50_000
+	f := newFixture(t, "", nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "haunted"
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true })
+	f.stuff(t, room, "ghost", ghosts)
+	f.clock.Advance(time.Duration(queue.DefaultSettings().AbandonAfterS+1) * time.Second)
+	real := f.stuff(t, room, "real", 5)
+	sort.Slice(real, func(i, j int) bool { return real[i].Seq < real[j].Seq })
+	f.room(t, room, nil) // unpaused: the head is 50,000 ghosts, then 5 live waiters
+
+	var maxUS, totalUS int64
+	cpu0 := redisCPU(t, rdb)
+	admitted := 0
+	ticks := 0
+	for ; admitted < len(real) && ticks < 60; ticks++ {
+		f.clock.Advance(200 * time.Millisecond) // a fresh budget each tick
+		us0, err := scriptUS(ctx, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := f.tick(t, room)
+		us1, err := scriptUS(ctx, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		maxUS, totalUS = max(maxUS, us1-us0), totalUS+us1-us0
+		// Bounded work: 500 dropped by last sign of life, 500 popped at the head.
+		if r.Abandoned > 1000 {
+			t.Fatalf("tick %d dropped %d ghosts at once", ticks, r.Abandoned)
+		}
+		for i, id := range r.Admitted {
+			if id != real[admitted+i].ID {
+				t.Fatalf("tick %d admitted %s, want the live waiters in order", ticks, id)
+			}
+		}
+		admitted += len(r.Admitted)
+	}
+	if admitted != len(real) {
+		t.Fatalf("after %d ticks %d of %d live waiters admitted", ticks, admitted, len(real))
+	}
+	if ticks < ghosts/1000 {
+		t.Fatalf("drained %d ghosts in %d ticks: not bounded", ghosts, ticks)
+	}
+	cpu := redisCPU(t, rdb) - cpu0
+	t.Logf("%d ghosts drained in %d ticks; time in Redis per tick: max %d µs, mean %d µs; redis-server CPU per tick %v",
+		ghosts, ticks, maxUS, totalUS/int64(ticks), cpu/time.Duration(ticks))
+}
+
+// scriptUS is the microseconds Redis has spent in scripts (EVAL and EVALSHA).
+func scriptUS(ctx context.Context, rdb *redis.Client) (int64, error) {
+	info, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, fmt.Errorf("info commandstats: %w", err)
+	}
+	var sum int64
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "cmdstat_eval:") && !strings.HasPrefix(line, "cmdstat_evalsha:") {
+			continue
+		}
+		for _, kv := range strings.Split(line[strings.Index(line, ":")+1:], ",") {
+			if v, ok := strings.CutPrefix(kv, "usec="); ok {
+				n, _ := strconv.ParseInt(v, 10, 64)
+				sum += n
+			}
+		}
+	}
+	return sum, nil
+}
+
+// redisCPU is the CPU time redis-server has used (INFO cpu), which unlike
+// the commands' wall time does not count the time a busy machine kept it waiting.
+func redisCPU(t testing.TB, rdb *redis.Client) time.Duration {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), "cpu").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, line := range strings.Split(info, "\n") {
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if k == "used_cpu_sys" || k == "used_cpu_user" {
+			f, _ := strconv.ParseFloat(v, 64)
+			sum += f
+		}
+	}
+	return time.Duration(sum * float64(time.Second))
+}
