@@ -58,6 +58,7 @@ type AdminRoomView struct {
 	Paused          bool              `json:"paused"`
 	Closed          bool              `json:"closed"`
 	SoldOut         bool              `json:"sold_out"`
+	Scheduled       bool              `json:"scheduled"` // before opens_at: the pre-queue fills
 	Capacity        int64             `json:"capacity"`
 	BatchSize       int64             `json:"batch_size"`
 	BatchIntervalMS int64             `json:"batch_interval_ms"`
@@ -82,6 +83,8 @@ type AdminRoomSummary struct {
 	Titles       map[string]string `json:"titles,omitempty"` // as AdminRoomView's
 	Paused       bool              `json:"paused"`
 	Closed       bool              `json:"closed"`
+	SoldOut      bool              `json:"sold_out"`
+	Scheduled    bool              `json:"scheduled"`
 	Activation   string            `json:"activation"`
 	Waiting      int64             `json:"waiting"`
 	Active       int64             `json:"active"`
@@ -360,10 +363,14 @@ func adminActive(lang Lang, active, capacity int64) string {
 // degraded mode this server's admission loop admits nobody, and at
 // capacity nobody is admitted until a slot frees, so neither says
 // "Admitting".
-func adminState(lang Lang, paused, closed bool, h AdminHealth, active, capacity int64) string {
+func adminState(lang Lang, paused, closed, soldOut, scheduled bool, h AdminHealth, active, capacity int64) string {
 	switch {
 	case closed:
 		return T(lang, "admin.state.closed")
+	case soldOut:
+		return T(lang, "admin.state.sold_out")
+	case scheduled:
+		return T(lang, "admin.state.scheduled")
 	case paused:
 		return T(lang, "admin.state.paused")
 	case h.Degraded != nil && *h.Degraded:

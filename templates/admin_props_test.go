@@ -108,19 +108,22 @@ func TestAdminStateIsTrueToAdmission(t *testing.T) {
 	yes, no := true, false
 	for _, c := range []struct {
 		paused, closed   bool
+		soldOut, sched   bool
 		degraded         *bool
 		active, capacity int64
 		key              string
 	}{
-		{false, false, &no, 3, 10, "admin.state.running"},
-		{false, false, nil, 3, 10, "admin.state.running"},
-		{false, false, &no, 10, 10, "admin.state.full"},
-		{false, false, &no, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
-		{false, false, &yes, 3, 10, "admin.state.held"},
-		{true, false, &yes, 10, 10, "admin.state.paused"},
-		{false, true, &no, 0, 10, "admin.state.closed"},
+		{false, false, false, false, &no, 3, 10, "admin.state.running"},
+		{false, false, false, false, nil, 3, 10, "admin.state.running"},
+		{false, false, false, false, &no, 10, 10, "admin.state.full"},
+		{false, false, false, false, &no, 12, 10, "admin.state.full"}, // capacity lowered below the shoppers inside
+		{false, false, false, false, &yes, 3, 10, "admin.state.held"},
+		{true, false, false, false, &yes, 10, 10, "admin.state.paused"},
+		{false, true, false, false, &no, 0, 10, "admin.state.closed"},
+		{true, false, true, false, &no, 3, 10, "admin.state.sold_out"}, // sold out says so, paused or not
+		{false, false, false, true, &no, 0, 10, "admin.state.scheduled"},
 	} {
-		if got := adminState(English, c.paused, c.closed, AdminHealth{Degraded: c.degraded}, c.active, c.capacity); got != T(English, c.key) {
+		if got := adminState(English, c.paused, c.closed, c.soldOut, c.sched, AdminHealth{Degraded: c.degraded}, c.active, c.capacity); got != T(English, c.key) {
 			t.Errorf("%+v: %q, want %q", c, got, T(English, c.key))
 		}
 	}

@@ -647,9 +647,9 @@ func adminRoomStats(lang Lang, v AdminRoomView) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var44 string
-		templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(lang, v.Paused, v.Closed, v.Health, v.Point.Active, v.Capacity))
+		templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(lang, v.Paused, v.Closed, v.SoldOut, v.Scheduled, v.Health, v.Point.Active, v.Capacity))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_room.templ`, Line: 94, Col: 108}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_room.templ`, Line: 94, Col: 132}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 		if templ_7745c5c3_Err != nil {

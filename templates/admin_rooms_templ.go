@@ -301,9 +301,9 @@ func AdminRoomsPage(p AdminRoomsProps) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var20 string
-				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(p.Lang, r.Paused, r.Closed, p.Overview.Health, r.Active, r.Capacity))
+				templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(adminState(p.Lang, r.Paused, r.Closed, r.SoldOut, r.Scheduled, p.Overview.Health, r.Active, r.Capacity))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_rooms.templ`, Line: 34, Col: 112}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/admin_rooms.templ`, Line: 34, Col: 136}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 				if templ_7745c5c3_Err != nil {

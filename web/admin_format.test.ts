@@ -51,17 +51,21 @@ test("state: at capacity it does not claim to be admitting", () => {
     "admin.state.held": "Held",
     "admin.state.paused": "Paused",
     "admin.state.closed": "Closed",
+    "admin.state.sold_out": "Sold out",
+    "admin.state.scheduled": "Scheduled",
   };
-  const cases: [boolean, boolean, boolean | null, number, number, string][] = [
-    [false, false, false, 3, 10, "Admitting"],
-    [false, false, null, 3, 10, "Admitting"],
-    [false, false, false, 10, 10, "Full"],
-    [false, false, false, 12, 10, "Full"],
-    [false, false, true, 3, 10, "Held"],
-    [true, false, true, 10, 10, "Paused"],
-    [false, true, false, 0, 10, "Closed"],
+  const cases: [boolean, boolean, boolean, boolean, boolean | null, number, number, string][] = [
+    [false, false, false, false, false, 3, 10, "Admitting"],
+    [false, false, false, false, null, 3, 10, "Admitting"],
+    [false, false, false, false, false, 10, 10, "Full"],
+    [false, false, false, false, false, 12, 10, "Full"],
+    [false, false, false, false, true, 3, 10, "Held"],
+    [true, false, false, false, true, 10, 10, "Paused"],
+    [false, true, false, false, false, 0, 10, "Closed"],
+    [true, false, true, false, false, 3, 10, "Sold out"],
+    [false, false, false, true, false, 0, 10, "Scheduled"],
   ];
-  for (const [paused, closed, degraded, active, capacity, want] of cases) {
-    assert.equal(stateText(paused, closed, degraded, active, capacity, S), want);
+  for (const [paused, closed, soldOut, scheduled, degraded, active, capacity, want] of cases) {
+    assert.equal(stateText(paused, closed, soldOut, scheduled, degraded, active, capacity, S), want);
   }
 });

@@ -51,12 +51,16 @@ export function formatActive(active: number, capacity: number, lang: string): st
 export function stateText(
   paused: boolean,
   closed: boolean,
+  soldOut: boolean,
+  scheduled: boolean,
   degraded: boolean | null,
   active: number,
   capacity: number,
   strings: Strings,
 ): string {
   if (closed) return t(strings, "admin.state.closed");
+  if (soldOut) return t(strings, "admin.state.sold_out");
+  if (scheduled) return t(strings, "admin.state.scheduled");
   if (paused) return t(strings, "admin.state.paused");
   if (degraded) return t(strings, "admin.state.held");
   if (capacity > 0 && active >= capacity) return t(strings, "admin.state.full");

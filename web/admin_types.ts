@@ -37,6 +37,7 @@ export interface RoomView {
   paused: boolean;
   closed: boolean;
   sold_out: boolean;
+  scheduled: boolean;
   capacity: number;
   batch_size: number;
   batch_interval_ms: number;
@@ -57,6 +58,8 @@ export interface RoomSummary {
   titles?: Record<string, string>; // by language, when the room has a title per language
   paused: boolean;
   closed: boolean;
+  sold_out: boolean;
+  scheduled: boolean;
   activation: string;
   waiting: number;
   active: number;

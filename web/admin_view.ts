@@ -35,7 +35,7 @@ export class View {
     this.text("stat-wait-p95", formatSeconds(v.wait_p95_s, s, lang));
     this.text("stat-line", v.line_on === null ? t(s, "admin.na") : t(s, v.line_on ? "admin.line.on" : "admin.line.off"));
     this.text("stat-line-reason", v.line_reason_key ? t(s, v.line_reason_key) : v.line_reason);
-    this.text("stat-state", stateText(v.paused, v.closed, v.health.degraded, v.point.active, v.capacity, s));
+    this.text("stat-state", stateText(v.paused, v.closed, v.sold_out, v.scheduled, v.health.degraded, v.point.active, v.capacity, s));
     this.controls(v);
     this.health(v.health);
   }
@@ -158,7 +158,7 @@ export class View {
       ["waiting", formatCount(r.waiting, lang), true],
       ["active", formatActive(r.active, r.capacity, lang), true],
       ["admitted_per_s", formatRate(r.admitted_per_s, s, lang), true],
-      ["state", stateText(r.paused, r.closed, degraded, r.active, r.capacity, s), false],
+      ["state", stateText(r.paused, r.closed, r.sold_out, r.scheduled, degraded, r.active, r.capacity, s), false],
     ];
     for (const [field, text, num] of cells) {
       const td = document.createElement("td");

@@ -100,7 +100,7 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 		latest = sample{at: now, waiting: stats.Waiting, active: stats.Active, capacity: s.Capacity}
 	}
 	v := templates.AdminRoomView{
-		Room: room, Title: s.Title.String(), Titles: s.Title.ByLang(), Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut,
+		Room: room, Title: s.Title.String(), Titles: s.Title.ByLang(), Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut, Scheduled: s.Scheduled(d.d.Clock.Now()),
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
 		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
 		Point:  point(latest),
@@ -162,7 +162,7 @@ func (d *Dashboard) overview(ctx context.Context) templates.AdminOverview {
 			continue
 		}
 		ov.Rooms = append(ov.Rooms, templates.AdminRoomSummary{
-			Room: id, Title: r.settings.Title.String(), Titles: r.settings.Title.ByLang(), Paused: r.settings.Paused, Closed: r.settings.Closed(now),
+			Room: id, Title: r.settings.Title.String(), Titles: r.settings.Title.ByLang(), Paused: r.settings.Paused, Closed: r.settings.Closed(now), SoldOut: r.settings.SoldOut, Scheduled: r.settings.Scheduled(now),
 			Activation: string(r.settings.Activation), Waiting: r.latest.waiting, Active: r.latest.active,
 			Capacity: r.settings.Capacity, AdmittedPerS: r.latest.admittedRate,
 		})
