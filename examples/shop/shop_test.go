@@ -90,6 +90,11 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	// Orderable 1.5 s after admission: before that the jitter holds.
 	if code, doc := page("GET", "/shop?wr_token="+tok); code != 425 || status(doc) != "too_early" {
 		t.Fatalf("before nbf: %d %s", code, status(doc))
+	} else if wait, _ := doc.Find(`[data-testid="shop-too-early"]`).Attr("data-wait"); wait != "2" ||
+		doc.Find(`head > meta[http-equiv="refresh"]`).Length() != 0 {
+		// The countdown counts in the page; only without script does a
+		// meta refresh reload it.
+		t.Fatalf("before nbf: countdown from %q, %d meta refresh outside noscript", wait, doc.Find(`head > meta[http-equiv="refresh"]`).Length())
 	}
 	clock.Advance(2 * time.Second)
 	code, doc := page("GET", "/shop")
