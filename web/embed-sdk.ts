@@ -101,7 +101,7 @@ export function mount(element: Element, o: MountOptions): Promise<Admission> {
 
     const frame = document.createElement("iframe");
     frame.src = src.href;
-    frame.title = o.title ?? "Waiting room";
+    frame.title = o.title ?? frameTitle(o.lang ?? document.documentElement.lang);
     frame.style.cssText = "display:block;width:100%;border:0;height:10rem;overflow:hidden";
 
     const onMessage = (ev: MessageEvent) => {
@@ -153,3 +153,8 @@ export function unmount(element: Element): void {
 }
 
 (window as unknown as { Waitroom: object }).Waitroom = { mount, unmount };
+
+/** frameTitle names the iframe for screen readers in the embedder's language. */
+function frameTitle(lang: string | undefined): string {
+  return (lang ?? "").toLowerCase().startsWith("ko") ? "대기실" : "Waiting room";
+}
