@@ -26,8 +26,9 @@ type ResultsConfig struct {
 	Clock          clockwork.Clock
 	Logger         *slog.Logger
 	Auth           KafkaAuth
-	// OnApply, when set, hears each applied batch: messages read and
-	// intents they changed (metrics, tests).
+	// OnApply, when set, hears each applied batch once it is written and
+	// its offsets committed: messages read and intents they changed
+	// (metrics, tests).
 	OnApply func(messages, changed int)
 }
 
@@ -192,12 +193,11 @@ func (c *ResultConsumer) apply(ctx context.Context, r *kafka.Reader, batch []kaf
 		results = append(results, res)
 	}
 	wait := 100 * time.Millisecond
+	var changed int
 	for {
-		changed, err := c.store.Finish(ctx, results)
+		n, err := c.store.Finish(ctx, results)
 		if err == nil {
-			if c.cfg.OnApply != nil {
-				c.cfg.OnApply(len(batch), changed)
-			}
+			changed = n
 			break
 		}
 		if errors.Is(err, ErrClosed) || ctx.Err() != nil {
@@ -211,9 +211,19 @@ func (c *ResultConsumer) apply(ctx context.Context, r *kafka.Reader, batch []kaf
 		}
 		wait = min(2*wait, 5*time.Second)
 	}
-	// A failed commit only means these results may be read again.
-	if err := r.CommitMessages(ctx, batch...); err != nil && ctx.Err() == nil {
+	// Written, so committed even when the consumer is stopping: otherwise a
+	// clean stop reads the last batch again. A failed commit only means these
+	// results may be read again (Finish ignores a result it already has).
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+	defer cancel()
+	if err := r.CommitMessages(cctx, batch...); err != nil {
 		log.Warn("outbox: results: commit offsets", "messages", len(batch), "err", err)
+	}
+	if c.cfg.OnApply != nil {
+		c.cfg.OnApply(len(batch), changed)
 	}
 	return nil
 }
+
+// commitTimeout bounds the commit of a written batch's offsets.
+const commitTimeout = 5 * time.Second
