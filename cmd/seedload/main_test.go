@@ -90,10 +90,11 @@ func TestCheckoutQueuesBeyondItsWorkers(t *testing.T) {
 	if s.Latency.N != 6 {
 		t.Fatalf("orders = %d, want 6", s.Latency.N)
 	}
-	// Six orders on two workers: three rounds, so the slowest waited two
-	// services before its own.
-	if s.Latency.Max < msOf(3*service) {
-		t.Errorf("slowest order %.1f ms, want at least three services (%.0f ms): orders did not queue", s.Latency.Max, msOf(3*service))
+	// Six orders on two workers: three rounds, so the slowest waited about
+	// two services before its own; without a queue it would take one. The
+	// bound is two services: timer rounding can shave a millisecond off three.
+	if s.Latency.Max < msOf(2*service) {
+		t.Errorf("slowest order %.1f ms, want more than two services (%.0f ms): orders did not queue", s.Latency.Max, msOf(2*service))
 	}
 	if s.PeakInFlight < 3 {
 		t.Errorf("peak in flight %d, want more than the 2 workers", s.PeakInFlight)
