@@ -36,6 +36,8 @@ type benchLine struct {
 	rdb   *redis.Client
 	clock *clockwork.FakeClock
 	next  atomic.Int64 // identities handed out so far
+	// ident makes the nth identity; nil: "v:<n>".
+	ident func(n int64) string
 }
 
 // newBenchLine is a line on its own prefix. Its client lives as long as the
@@ -69,7 +71,12 @@ func (f *benchLine) fill(ctx context.Context, room string, n int) ([]queue.Ticke
 				if i >= int64(n) {
 					return nil
 				}
-				t, _, err := f.line.Enter(ctx, room, "v:"+strconv.FormatInt(f.next.Add(1), 10))
+				n := f.next.Add(1)
+				who := "v:" + strconv.FormatInt(n, 10)
+				if f.ident != nil {
+					who = f.ident(n)
+				}
+				t, _, err := f.line.Enter(ctx, room, who)
 				if err != nil {
 					return err
 				}

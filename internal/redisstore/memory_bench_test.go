@@ -20,10 +20,10 @@ import (
 const memoryWaiters = 10_000
 
 // BenchmarkWaiterMemory fills a paused room with 10,000 waiters through the
-// real enter script, on a redis-server of its own, and reports Redis's
-// used_memory growth per waiter (bytes/waiter) and, per key of the room,
-// MEMORY USAGE per waiter (<key>-B/waiter). Run it with -benchtime=1x: each
-// round fills a room of its own.
+// real enter script (cookie visitors' identities), on a redis-server of its
+// own, and reports Redis's used_memory growth per waiter (bytes/waiter) and,
+// per key of the room, MEMORY USAGE per waiter (<key>-B/waiter). Run it with
+// -benchtime=1x: each round fills a room of its own.
 func BenchmarkWaiterMemory(b *testing.B) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		b.Skip("redis-server is not on PATH")
@@ -37,7 +37,9 @@ func BenchmarkWaiterMemory(b *testing.B) {
 	}
 	ctx := context.Background()
 	f := &benchLine{rdb: rdb, line: queue.NewLine(redisstore.New(rdb, "wr:"), keys,
-		queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }})}
+		queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}),
+		// As a cookie visitor's: "v:" and 32 hex.
+		ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) }}
 	var grown int64
 	perKey := map[string]int64{}
 	b.ResetTimer()
