@@ -39,7 +39,7 @@ local existing = redis.call('HGET', KEYS[1], identity)
 if existing then
   local raw = redis.call('HGET', KEYS[2], existing)
   local rec = decode(raw)
-  if rec and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and rec.x > now)) then
+  if rec and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
     local rank = -1
     if rec.st == 'waiting' then
       redis.call('ZADD', KEYS[5], 'XX', now, existing)

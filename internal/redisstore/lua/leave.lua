@@ -7,7 +7,7 @@
 local m, rec = find(KEYS[1], ARGV[1])
 if not m then return 0 end
 if rec.i ~= ARGV[2] then return 0 end
-local seq = rec.s
+local seq = tonumber(rec.s)
 redis.call('ZREM', KEYS[2], m)
 redis.call('ZREM', KEYS[3], m)
 redis.call('ZREM', KEYS[4], m)

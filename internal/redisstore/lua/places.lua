@@ -20,7 +20,7 @@ local function record(who)
 end
 
 local function live(rec)
-  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and rec.x > now))
+  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
 end
 
 -- A member counts while its place lives, or, until its claim's deadline,
@@ -29,7 +29,7 @@ end
 local function counts(who, deadline)
   local rec = record(who)
   if live(rec) then return true end
-  if rec ~= nil and rec.e >= deadline - window then return false end
+  if rec ~= nil and tonumber(rec.e) >= deadline - window then return false end
   return deadline > now
 end
 

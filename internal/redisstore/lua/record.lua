@@ -24,11 +24,13 @@ local function decode(raw)
   if not c then return nil end
   if r == '' then r = nil end
   local st = (c == 'w' and 'waiting') or (c == 'a' and 'admitted') or (c == 's' and 'scheduled') or 'expired'
-  return {st = st, t = t, s = tonumber(s), e = tonumber(e), p = tonumber(p),
-    a = tonumber(a), o = tonumber(o), x = tonumber(x), r = r, i = i}
+  -- Numbers stay strings ('' when unset): encode writes them back as they
+  -- are; compare them through tonumber.
+  return {st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i}
 end
 
 local function num(v)
+  if type(v) == 'string' then return v end
   if v then return string.format('%.0f', v) end
   return ''
 end

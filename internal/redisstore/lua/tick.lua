@@ -132,7 +132,7 @@ if not paused then
         if rec then
           redis.call('ZADD', KEYS[3], o + ttl, m)
           admitted[#admitted + 1] = idof(m, rec)
-          waits[#waits + 1] = now - rec.e
+          waits[#waits + 1] = now - tonumber(rec.e)
           n = n - 1
         else
           skipped = skipped + 1 -- no record: nothing to admit
