@@ -42,7 +42,7 @@ if existing then
   if rec and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
     local rank = -1
     if rec.st == 'waiting' then
-      redis.call('ZADD', KEYS[5], 'XX', now, existing)
+      redis.call('ZADD', KEYS[5], 'XX', ARGV[3], existing)
       rank = redis.call('ZRANK', KEYS[4], existing) or -1
     end
     return {idof(existing, rec), raw, rank, redis.call('ZCARD', KEYS[4]), rate()}
@@ -65,7 +65,7 @@ if ARGV[10] == 'spend' and not redis.call('SET', KEYS[10], '1', 'NX', 'PX', ARGV
 end
 
 local seq = redis.call('INCR', KEYS[3])
-local s = tostring(seq)
+local s = string.format('%d', seq) -- integer formatting: Lua's tostring goes through printf's float path
 local m, id, tail = s, nil, ARGV[2]
 if #tail == 20 then
   id = string.rep('0', 12 - #s) .. s .. tail
@@ -80,7 +80,7 @@ local head = tail .. '|' .. s .. '|' .. ARGV[3] .. '|'
 -- keeps ticket ids: the draw's order is of ids.
 if mode == 'scheduled' then
   local raw = 's' .. head .. '|||||' .. identity
-  redis.call('ZADD', KEYS[11], seq, id)
+  redis.call('ZADD', KEYS[11], s, id)
   redis.call('HSET', KEYS[2], m, raw)
   redis.call('HSET', KEYS[1], identity, m)
   return {id, raw, -1, waiting, rate()}
@@ -95,7 +95,7 @@ if mode == 'line' and waiting == 0 then
   local b = redis.call('HMGET', KEYS[7], 's', 'u')
   local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if start > bs then bs, used = start, 0 end
-  local live = redis.call('ZCOUNT', KEYS[6], '(' .. now, '+inf')
+  local live = redis.call('ZCOUNT', KEYS[6], '(' .. ARGV[3], '+inf')
   if used < tonumber(ARGV[6]) and live < tonumber(ARGV[5]) then
     redis.call('HSET', KEYS[7], 's', bs, 'u', used + 1)
     admit = true
@@ -110,12 +110,12 @@ if admit then
   redis.call('ZADD', KEYS[6], x, m)
   redis.call('HINCRBY', KEYS[8], 'admitted_total', 1)
   redis.call('HINCRBY', KEYS[8], 'win_sum', 1)
-  redis.call('ZADD', KEYS[9], now, ARGV[3] .. ':1:' .. m)
+  redis.call('ZADD', KEYS[9], ARGV[3], ARGV[3] .. ':1:' .. m)
 else
   -- The newest seq is the highest score in the line (drawn places sit below
   -- its head), so the newcomer's rank is the count before it.
-  redis.call('ZADD', KEYS[4], seq, m)
-  redis.call('ZADD', KEYS[5], now, m)
+  redis.call('ZADD', KEYS[4], s, m) -- strings, not numbers: redis.call would format those
+  redis.call('ZADD', KEYS[5], ARGV[3], m)
   rank, waiting = waiting, waiting + 1
   raw = 'w' .. head .. waiting .. '|||||' .. identity -- entry position, for the progress bar
 end

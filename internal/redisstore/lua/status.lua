@@ -7,13 +7,13 @@
 -- ARGV[1] ticket id  ARGV[2] identity ("" skips the owner check)  ARGV[3] now (ms)
 -- Returns false when the ticket is unknown or not the identity's,
 -- else {record, rank (-1 unless waiting), waiting count, rate}.
-local id, identity, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local id, identity = ARGV[1], ARGV[2]
 local m, rec, raw = find(KEYS[1], id)
 if not m then return false end
 if identity ~= '' and rec.i ~= identity then return false end
 local rank = -1
 if rec.st == 'waiting' then
-  redis.call('ZADD', KEYS[3], 'XX', now, m)
+  redis.call('ZADD', KEYS[3], 'XX', ARGV[3], m)
   rank = redis.call('ZRANK', KEYS[2], m) or -1
 end
 return {raw, rank, redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[4], 'rate') or '0'}
