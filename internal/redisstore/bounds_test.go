@@ -204,7 +204,9 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 	if _, ok := perKey["ended"]; ok {
 		t.Fatalf("the ended set is still there: %d B", perKey["ended"])
 	}
-	if after-before > (full-before)/50 {
+	// The tables above, not a share of the full size: entries got smaller
+	// (issue 13), the tables did not.
+	if after-before > 128<<10 {
 		t.Fatalf("room keys hold %d B after the purge, %d B before, %d B full", after, before, full)
 	}
 	for _, tk := range live {

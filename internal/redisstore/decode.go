@@ -4,13 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/waitroom/waitroom/queue"
 )
 
-// record is a ticket as the scripts keep it (short names keep Redis small).
-// Numbers are float64 because Lua's cjson may write big integers as 1.7e+12.
+// record is a ticket as the scripts keep it (lua/record.lua).
 type record struct {
 	Identity  string  `json:"i"`
 	Seq       float64 `json:"s"`
@@ -23,6 +23,40 @@ type record struct {
 	EntryPos  float64 `json:"p"`
 }
 
+// states are the record's states: their first letter (lua/record.lua).
+var states = map[byte]string{'w': "waiting", 'a': "admitted", 's': "scheduled", 'e': "expired"}
+
+// parseRecord reads a record in either encoding: the compact one of
+// lua/record.lua, or the JSON of tickets written before it (numbers there
+// are float64 because Lua's cjson may write big integers as 1.7e+12).
+func parseRecord(s string) (record, error) {
+	var rec record
+	if strings.HasPrefix(s, "{") {
+		err := json.Unmarshal([]byte(s), &rec)
+		return rec, err
+	}
+	// <state><tail>|<seq>|<entered>|<pos>|<admitted>|<orderable>|<expires>|<reason>|<identity>
+	f := strings.SplitN(s, "|", 9)
+	if len(f) != 9 || len(f[0]) == 0 || states[f[0][0]] == "" {
+		return rec, fmt.Errorf("not a record: %q", s)
+	}
+	nums := [6]float64{}
+	for i := range nums {
+		if f[i+1] == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(f[i+1], 10, 64)
+		if err != nil {
+			return rec, fmt.Errorf("record field %d: %w", i+1, err)
+		}
+		nums[i] = float64(n)
+	}
+	rec.State, rec.Reason, rec.Identity = states[f[0][0]], f[7], f[8]
+	rec.Seq, rec.Entered, rec.EntryPos = nums[0], nums[1], nums[2]
+	rec.Admitted, rec.Orderable, rec.Expires = nums[3], nums[4], nums[5]
+	return rec, nil
+}
+
 func decodeStatus(room, id string, res []any, now time.Time) (queue.Ticket, error) {
 	if len(res) != 4 {
 		return queue.Ticket{}, fmt.Errorf("redisstore: status: unexpected reply %v", res)
@@ -32,8 +66,8 @@ func decodeStatus(room, id string, res []any, now time.Time) (queue.Ticket, erro
 
 func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) (queue.Ticket, error) {
 	s, _ := raw.(string)
-	var rec record
-	if err := json.Unmarshal([]byte(s), &rec); err != nil {
+	rec, err := parseRecord(s)
+	if err != nil {
 		return queue.Ticket{}, fmt.Errorf("redisstore: decode ticket %s: %w", id, err)
 	}
 	t := queue.Ticket{

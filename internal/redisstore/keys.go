@@ -1,5 +1,7 @@
 package redisstore
 
+import "github.com/waitroom/waitroom/internal/hexid"
+
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
 type roomKeys struct {
@@ -67,3 +69,16 @@ func (k roomKeys) pow(id string) string { return k.powSpent + id }
 func (k roomKeys) all() []string {
 	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw}
 }
+
+// newTail is what enter.lua makes a new ticket's id of: the last 20 digits
+// of a 32-hex random id, after the ticket's seq (lua/record.lua). Any other
+// id (tests pass their own) goes whole, and the ticket is kept under it.
+func newTail(id string) string {
+	if hexid.Valid(id) {
+		return id[hexid.Len-tailLen:]
+	}
+	return id
+}
+
+// tailLen is the random part of a ticket id; the rest is the seq.
+const tailLen = 20

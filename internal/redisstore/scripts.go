@@ -7,27 +7,31 @@ import (
 )
 
 // One Lua script per operation; go-redis runs them with EVALSHA and falls
-// back to EVAL when the server does not have them cached yet.
+// back to EVAL when the server does not have them cached yet. Scripts that
+// read or write ticket records start with the record codec (lua/record.lua).
 var (
+	//go:embed lua/record.lua
+	recordLua string
+
 	//go:embed lua/enter.lua
 	enterLua    string
-	enterScript = redis.NewScript(enterLua)
+	enterScript = redis.NewScript(recordLua + enterLua)
 
 	//go:embed lua/status.lua
 	statusLua    string
-	statusScript = redis.NewScript(statusLua)
+	statusScript = redis.NewScript(recordLua + statusLua)
 
 	//go:embed lua/tick.lua
 	tickLua    string
-	tickScript = redis.NewScript(tickLua)
+	tickScript = redis.NewScript(recordLua + tickLua)
 
 	//go:embed lua/leave.lua
 	leaveLua    string
-	leaveScript = redis.NewScript(leaveLua)
+	leaveScript = redis.NewScript(recordLua + leaveLua)
 
 	//go:embed lua/complete.lua
 	completeLua    string
-	completeScript = redis.NewScript(completeLua)
+	completeScript = redis.NewScript(recordLua + completeLua)
 
 	//go:embed lua/restore.lua
 	restoreLua    string
@@ -35,19 +39,19 @@ var (
 
 	//go:embed lua/hold.lua
 	holdLua    string
-	holdScript = redis.NewScript(holdLua)
+	holdScript = redis.NewScript(recordLua + holdLua)
 
 	//go:embed lua/places.lua
 	placesLua    string
-	placesScript = redis.NewScript(placesLua)
+	placesScript = redis.NewScript(recordLua + placesLua)
 
 	//go:embed lua/draw.lua
 	drawLua    string
-	drawScript = redis.NewScript(drawLua)
+	drawScript = redis.NewScript(recordLua + drawLua)
 
 	//go:embed lua/active.lua
 	activeLua    string
-	activeScript = redis.NewScript(activeLua)
+	activeScript = redis.NewScript(recordLua + activeLua)
 
 	//go:embed lua/lease.lua
 	leaseLua    string

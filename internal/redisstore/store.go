@@ -129,7 +129,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 	k := keysFor(s.prefix, room)
 	res, err := enterScript.Run(ctx, s.rdb,
 		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre},
-		identity, newID, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
+		identity, newTail(newID), ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
 		st.MaxWaiting,
 	).Slice()
@@ -296,24 +296,27 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 	k := keysFor(s.prefix, room)
 	var waiting, scheduled, active *redis.IntCmd
 	var counters *redis.MapStringStringCmd
+	var seq *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		waiting = p.ZCard(ctx, k.q)
 		scheduled = p.ZCard(ctx, k.pre)
 		active = p.ZCount(ctx, k.active, "("+strconv.FormatInt(ms(now), 10), "+inf")
 		counters = p.HGetAll(ctx, k.stats)
+		seq = p.Get(ctx, k.seq) // every ticket entered took one; last: a new room has none (redis.Nil)
 		return nil
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return queue.Stats{}, fail("stats", err)
 	}
 	c := counters.Val()
 	num := func(f string) int64 { n, _ := strconv.ParseInt(c[f], 10, 64); return n }
 	rate, _ := strconv.ParseFloat(c["rate"], 64)
+	entered, _ := strconv.ParseInt(seq.Val(), 10, 64)
 	return queue.Stats{
 		Waiting:        waiting.Val(),
 		Scheduled:      scheduled.Val(),
 		Active:         active.Val(),
-		EnteredTotal:   num("entered_total"),
+		EnteredTotal:   entered,
 		AdmittedTotal:  num("admitted_total"),
 		AbandonedTotal: num("abandoned_total"),
 		ExpiredTotal:   num("expired_total"),

@@ -3,10 +3,11 @@
 -- that it is exactly the pre-queue, puts it ahead of everyone in the line
 -- and keeps the record, all in one atomic step. When this opening was drawn
 -- already it only moves late pre-queue entries to the back of the line.
--- KEYS[1] pre      ZSET the pre-queue, scored by seq
--- KEYS[2] q        ZSET waiting tickets scored by seq (drawn ones below every seq)
--- KEYS[3] seen     ZSET waiting tickets scored by last sign of life (ms)
--- KEYS[4] tickets  HASH ticket id -> JSON record
+-- Records and members: record.lua (prepended).
+-- KEYS[1] pre      ZSET the pre-queue: ticket ids scored by seq
+-- KEYS[2] q        ZSET waiting members scored by seq (drawn ones below every seq)
+-- KEYS[3] seen     ZSET waiting members scored by last sign of life (ms)
+-- KEYS[4] tickets  HASH ticket member -> record
 -- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
 -- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
 -- ARGV[5] event channel  ARGV[6] most late entries moved per call
@@ -16,16 +17,6 @@
 local now = tonumber(ARGV[2])
 local first = 7
 
-local function mark(id, score, pos)
-  local raw = redis.call('HGET', KEYS[4], id)
-  if not raw then return end
-  local rec = cjson.decode(raw)
-  rec.st, rec.p = 'waiting', pos
-  redis.call('HSET', KEYS[4], id, cjson.encode(rec))
-  redis.call('ZADD', KEYS[2], score, id)
-  redis.call('ZADD', KEYS[3], now, id)
-end
-
 -- Late entries (a server whose settings were stale) join the back of the
 -- line by arrival, as any latecomer; bounded per call.
 local function late()
@@ -33,8 +24,13 @@ local function late()
   for i = 1, #pre, 2 do
     local id, seq = pre[i], tonumber(pre[i + 1])
     redis.call('ZREM', KEYS[1], id)
-    redis.call('ZADD', KEYS[2], seq, id)
-    mark(id, seq, redis.call('ZRANK', KEYS[2], id) + 1)
+    local m, rec = find(KEYS[4], id)
+    if m then
+      redis.call('ZADD', KEYS[2], seq, m)
+      redis.call('ZADD', KEYS[3], now, m)
+      rec.st, rec.p = 'waiting', redis.call('ZRANK', KEYS[2], m) + 1
+      redis.call('HSET', KEYS[4], m, encode(rec))
+    end
   end
   return #pre / 2
 end
@@ -66,16 +62,24 @@ local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local base = math.min(tonumber(head[2]) or 1, 1)
 for c = first, #ARGV, chunk do
   local last = math.min(c + chunk - 1, #ARGV)
-  local raws = redis.call('HMGET', KEYS[4], unpack(ARGV, c, last))
+  -- A ticket's member is its seq, read from its id (record.lua); the
+  -- records prove the ids, and an id from before is looked up by find.
+  local guess = {}
+  for i = c, last do
+    local seq = #ARGV[i] == 32 and tonumber(string.sub(ARGV[i], 1, 12), 16)
+    guess[#guess + 1] = seq and string.format('%.0f', seq) or ARGV[i]
+  end
+  local raws = redis.call('HMGET', KEYS[4], unpack(guess))
   local recs, qz, sz = {}, {}, {}
   for i = 1, last - c + 1 do
     local id, k = ARGV[c + i - 1], c + i - first
-    if raws[i] then
-      local rec = cjson.decode(raws[i])
+    local m, rec = guess[i], decode(raws[i])
+    if not rec or idof(m, rec) ~= id then m, rec = find(KEYS[4], id) end
+    if m then
       rec.st, rec.p = 'waiting', k
-      recs[#recs + 1], recs[#recs + 2] = id, cjson.encode(rec)
-      qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, id
-      sz[#sz + 1], sz[#sz + 2] = now, id
+      recs[#recs + 1], recs[#recs + 2] = m, encode(rec)
+      qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, m
+      sz[#sz + 1], sz[#sz + 2] = now, m
     end
   end
   if #recs > 0 then

@@ -1,14 +1,14 @@
 -- hold: bind an admitted ticket's entry token to the one holder that may use it.
--- KEYS[1] tickets  HASH ticket id -> JSON record
+-- Records: record.lua (prepended).
+-- KEYS[1] tickets  HASH ticket member -> record
 -- KEYS[2] holder   STRING who holds this ticket's token; expires with the token
 -- ARGV[1] ticket id  ARGV[2] holder (an identity, e.g. "v:<hash of a visitor cookie>")
 -- ARGV[3] the token's time left (ms)
 -- ARGV[4] mode: "owner" (a cookie visitor's token is held by that visitor only;
 --   any other by its first holder) or "first" (the first holder, or the owner)
 -- Returns 1 when holder may use the token, 0 when it is someone else's.
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
-local rec = cjson.decode(raw)
+local m, rec = find(KEYS[1], ARGV[1])
+if not m then return 0 end
 local holder = ARGV[2]
 if rec.i == holder then return 1 end
 if ARGV[4] == 'owner' and string.sub(rec.i, 1, 2) == 'v:' then return 0 end

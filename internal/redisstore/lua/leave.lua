@@ -1,18 +1,20 @@
 -- leave: an owner gives up a ticket; a waiter leaves the line, an admitted user frees the slot.
--- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active  KEYS[5] ended  KEYS[6] pre
+-- Records and members: record.lua (prepended).
+-- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active  KEYS[5] ended  (members)
+-- KEYS[6] pre (ticket ids)
 -- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)
 -- Returns 1, or 0 when the ticket is unknown or not the identity's.
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
-local rec = cjson.decode(raw)
+local m, rec = find(KEYS[1], ARGV[1])
+if not m then return 0 end
 if rec.i ~= ARGV[2] then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('ZREM', KEYS[4], ARGV[1])
+local seq = tonumber(rec.s)
+redis.call('ZREM', KEYS[2], m)
+redis.call('ZREM', KEYS[3], m)
+redis.call('ZREM', KEYS[4], m)
 redis.call('ZREM', KEYS[6], ARGV[1])
 if rec.st == 'waiting' or rec.st == 'scheduled' or rec.st == 'admitted' then
   rec.st, rec.r = 'expired', 'left'
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(rec))
-  redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), ARGV[1])
+  redis.call('HSET', KEYS[1], m, encode(rec))
+  redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), m)
 end
 return 1

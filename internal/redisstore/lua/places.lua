@@ -2,8 +2,9 @@
 -- A bucket's set names the identities whose places it holds, each scored by the
 -- deadline of its claim: a claim that never became a place lapses then, and a
 -- place that ended (abandoned, reclaimed, completed, left) stops counting.
--- KEYS[1] visitors HASH identity -> ticket id
--- KEYS[2] tickets  HASH ticket id -> JSON record
+-- Records and members: record.lua (prepended).
+-- KEYS[1] visitors HASH identity -> ticket member
+-- KEYS[2] tickets  HASH ticket member -> record
 -- KEYS[3] places   ZSET identities whose places the bucket holds, by claim deadline (ms)
 -- ARGV[1] identity  ARGV[2] now (ms)  ARGV[3] limit (0: claim nothing)
 -- ARGV[4] claim window (ms)  ARGV[5] life of the set after its last claim (ms)
@@ -13,15 +14,13 @@ local identity, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 
 local function record(who)
-  local id = redis.call('HGET', KEYS[1], who)
-  if not id then return nil end
-  local raw = redis.call('HGET', KEYS[2], id)
-  if not raw then return nil end
-  return cjson.decode(raw)
+  local m = redis.call('HGET', KEYS[1], who)
+  if not m then return nil end
+  return decode(redis.call('HGET', KEYS[2], m))
 end
 
 local function live(rec)
-  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and rec.x > now))
+  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
 end
 
 -- A member counts while its place lives, or, until its claim's deadline,
@@ -30,7 +29,7 @@ end
 local function counts(who, deadline)
   local rec = record(who)
   if live(rec) then return true end
-  if rec ~= nil and rec.e >= deadline - window then return false end
+  if rec ~= nil and tonumber(rec.e) >= deadline - window then return false end
   return deadline > now
 end
 

@@ -1,19 +1,19 @@
 -- status: read a ticket; a waiting ticket's read is its sign of life.
--- KEYS[1] tickets  HASH ticket id -> JSON record
--- KEYS[2] q        ZSET waiting tickets scored by seq
--- KEYS[3] seen     ZSET waiting tickets scored by last sign of life (ms)
+-- Records and members: record.lua (prepended).
+-- KEYS[1] tickets  HASH ticket member -> record
+-- KEYS[2] q        ZSET waiting members scored by seq
+-- KEYS[3] seen     ZSET waiting members scored by last sign of life (ms)
 -- KEYS[4] stats    HASH counters and the measured rate
 -- ARGV[1] ticket id  ARGV[2] identity ("" skips the owner check)  ARGV[3] now (ms)
 -- Returns false when the ticket is unknown or not the identity's,
--- else {record JSON, rank (-1 unless waiting), waiting count, rate}.
-local id, identity, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
-local raw = redis.call('HGET', KEYS[1], id)
-if not raw then return false end
-local rec = cjson.decode(raw)
+-- else {record, rank (-1 unless waiting), waiting count, rate}.
+local id, identity = ARGV[1], ARGV[2]
+local m, rec, raw = find(KEYS[1], id)
+if not m then return false end
 if identity ~= '' and rec.i ~= identity then return false end
 local rank = -1
 if rec.st == 'waiting' then
-  redis.call('ZADD', KEYS[3], 'XX', now, id)
-  rank = redis.call('ZRANK', KEYS[2], id) or -1
+  redis.call('ZADD', KEYS[3], 'XX', ARGV[3], m)
+  rank = redis.call('ZRANK', KEYS[2], m) or -1
 end
 return {raw, rank, redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[4], 'rate') or '0'}

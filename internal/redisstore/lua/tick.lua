@@ -3,15 +3,16 @@
 -- min(batch budget left in this tick, free capacity) from the head. Every
 -- kind of removal is bounded per tick, so a tick stays short however many
 -- ghosts piled up; the rest go in the next ticks.
--- KEYS[1] q        ZSET waiting tickets scored by seq
--- KEYS[2] seen     ZSET waiting tickets scored by last sign of life (ms)
--- KEYS[3] active   ZSET admitted tickets scored by expiry (ms)
--- KEYS[4] tickets  HASH ticket id -> JSON record
+-- Records and members: record.lua (prepended).
+-- KEYS[1] q        ZSET waiting members scored by seq
+-- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms)
+-- KEYS[3] active   ZSET admitted members scored by expiry (ms)
+-- KEYS[4] tickets  HASH ticket member -> record
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
--- KEYS[8] ended    ZSET ended tickets scored by end time (ms)
--- KEYS[9] visitors HASH identity -> ticket id
+-- KEYS[8] ended    ZSET ended members scored by end time (ms)
+-- KEYS[9] visitors HASH identity -> ticket member
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
@@ -24,24 +25,23 @@ local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
 
-local function mark(id, fields)
-  local raw = redis.call('HGET', KEYS[4], id)
-  if not raw then return nil end
-  local rec = cjson.decode(raw)
+local function mark(m, fields)
+  local rec = decode(redis.call('HGET', KEYS[4], m))
+  if not rec then return nil end
   for k, v in pairs(fields) do rec[k] = v end
-  redis.call('HSET', KEYS[4], id, cjson.encode(rec))
+  redis.call('HSET', KEYS[4], m, encode(rec))
   return rec
 end
 
 -- finish marks tickets ended; their records stay for the grace period so
 -- their owners can still read why. Removals go in one call per key (unpack
 -- takes up to 8000 values, far above ARGV[8]).
-local function finish(ids, reason)
+local function finish(members, reason)
   local z = {}
-  for _, id in ipairs(ids) do
-    if mark(id, {st = 'expired', r = reason}) then
+  for _, m in ipairs(members) do
+    if mark(m, {st = 'expired', r = reason}) then
       z[#z + 1] = now
-      z[#z + 1] = id
+      z[#z + 1] = m
     end
   end
   if #z > 0 then redis.call('ZADD', KEYS[8], unpack(z)) end
@@ -53,7 +53,7 @@ if #purge > 0 then
   local recs = redis.call('HMGET', KEYS[4], unpack(purge))
   for i, raw in ipairs(recs) do
     if raw then
-      local who = cjson.decode(raw).i
+      local who = decode(raw).i
       if who and redis.call('HGET', KEYS[9], who) == purge[i] then
         redis.call('HDEL', KEYS[9], who)
       end
@@ -78,7 +78,7 @@ if #gone > 0 then
 end
 local abandoned = #gone
 
--- pop takes the next count waiters as ZPOPMIN's {id, score, …}: the head,
+-- pop takes the next count waiters as ZPOPMIN's {member, score, …}: the head,
 -- or in a random line the waiter at rank draw % waiting for each draw (the
 -- draws come from crypto/rand in Go, not math.random), until they run out.
 local random, drawn = #ARGV >= 11 + 2 * size, 0
@@ -90,10 +90,10 @@ local function pop(count)
     if left == 0 then break end
     drawn = drawn + 1
     local rank = tonumber(ARGV[11 + size + drawn]) % left
-    local id = redis.call('ZRANGE', KEYS[1], rank, rank)[1]
-    redis.call('ZREM', KEYS[1], id)
-    out[#out + 1] = id
-    out[#out + 1] = rank
+    local m = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')
+    redis.call('ZREM', KEYS[1], m[1])
+    out[#out + 1] = m[1]
+    out[#out + 1] = m[2]
   end
   return out
 end
@@ -116,22 +116,23 @@ if not paused then
     -- may be 10,000.
     local popped = pop(math.min(n, 4000))
     if #popped == 0 then break end
-    local ids = {}
-    for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
-    local seen = redis.call('ZMSCORE', KEYS[2], unpack(ids))
-    redis.call('ZREM', KEYS[2], unpack(ids))
-    for i, id in ipairs(ids) do
+    local members = {}
+    for i = 1, #popped, 2 do members[#members + 1] = popped[i] end
+    local seen = redis.call('ZMSCORE', KEYS[2], unpack(members))
+    redis.call('ZREM', KEYS[2], unpack(members))
+    for i, m in ipairs(members) do
+      local seq = tonumber(popped[2 * i]) -- its score in the line
       local seen_at = tonumber(seen[i])
       if seen_at and seen_at < abandon_before then
-        ghosts[#ghosts + 1] = id
+        ghosts[#ghosts + 1] = m
         skipped = skipped + 1
       else
         local o = now + tonumber(ARGV[12 + #admitted])
-        local rec = mark(id, {st = 'admitted', a = now, o = o, x = o + ttl})
+        local rec = mark(m, {st = 'admitted', a = now, o = o, x = o + ttl})
         if rec then
-          redis.call('ZADD', KEYS[3], o + ttl, id)
-          admitted[#admitted + 1] = id
-          waits[#waits + 1] = now - rec.e
+          redis.call('ZADD', KEYS[3], o + ttl, m)
+          admitted[#admitted + 1] = idof(m, rec)
+          waits[#waits + 1] = now - tonumber(rec.e)
           n = n - 1
         else
           skipped = skipped + 1 -- no record: nothing to admit

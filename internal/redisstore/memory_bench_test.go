@@ -1,0 +1,111 @@
+package redisstore_test
+
+import (
+	"context"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/queue"
+)
+
+const memoryWaiters = 10_000
+
+// BenchmarkWaiterMemory fills a paused room with 10,000 waiters through the
+// real enter script (cookie visitors' identities), on a redis-server of its
+// own, and reports Redis's used_memory growth per waiter (bytes/waiter) and,
+// per key of the room, MEMORY USAGE per waiter (<key>-B/waiter). Run it with
+// -benchtime=1x: each round fills a room of its own.
+func BenchmarkWaiterMemory(b *testing.B) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		b.Skip("redis-server is not on PATH")
+	}
+	srv := redistest.Start(b)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
+	b.Cleanup(func() { _ = rdb.Close() })
+	keys, err := token.Generate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	f := &benchLine{rdb: rdb, line: queue.NewLine(redisstore.New(rdb, "wr:"), keys,
+		queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}),
+		// As a cookie visitor's: "v:" and 32 hex.
+		ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) }}
+	var grown int64
+	perKey := map[string]int64{}
+	b.ResetTimer()
+	for i := range b.N {
+		room := "mem" + strconv.Itoa(i)
+		pausedRoom(b, f, room)
+		if _, err := f.fill(ctx, room, 1); err != nil { // the room's fixed keys
+			b.Fatal(err)
+		}
+		before := usedMemory(b, rdb)
+		if _, err := f.fill(ctx, room, memoryWaiters); err != nil {
+			b.Fatal(err)
+		}
+		grown += usedMemory(b, rdb) - before
+		for _, k := range scanKeys(b, rdb, "wr:{"+room+"}:*") {
+			n, err := rdb.MemoryUsage(ctx, k, 0).Result()
+			if err != nil {
+				b.Fatal(err)
+			}
+			name := strings.TrimPrefix(k, "wr:{"+room+"}:")
+			if j := strings.IndexByte(name, ':'); j >= 0 {
+				name = name[:j] // buckets of one kind count together
+			}
+			perKey[name] += n
+		}
+	}
+	b.StopTimer()
+	waiters := float64(b.N * memoryWaiters)
+	b.ReportMetric(float64(grown)/waiters, "bytes/waiter")
+	names := make([]string, 0, len(perKey))
+	for k := range perKey {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		if v := float64(perKey[k]) / waiters; v >= 1 {
+			b.ReportMetric(v, k+"-B/waiter")
+		}
+	}
+}
+
+func usedMemory(b *testing.B, rdb *redis.Client) int64 {
+	b.Helper()
+	info, err := rdb.Info(context.Background(), "memory").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			return n
+		}
+	}
+	b.Fatal("no used_memory in INFO memory")
+	return 0
+}
+
+func scanKeys(b *testing.B, rdb *redis.Client, match string) []string {
+	b.Helper()
+	var out []string
+	iter := rdb.Scan(context.Background(), 0, match, 1000).Iterator()
+	for iter.Next(context.Background()) {
+		out = append(out, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		b.Fatal(err)
+	}
+	return out
+}
