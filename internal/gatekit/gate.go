@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -37,16 +36,6 @@ const ReasonNotYetValid = "not_yet_valid"
 // ReasonOtherHolder is the reason of a valid token presented by a visitor
 // other than the one it belongs to: a copy.
 const ReasonOtherHolder = "other_holder"
-
-// Ticket states a backend's Enter returns (internal/vocab defines them).
-const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed // waitroom is degraded: intents instead of a line
-	StateSoldOut  = vocab.StateSoldOut
-	StateFull     = vocab.StateFull
-)
 
 // Limited is a Backend's refusal to enter a client over a per-client limit
 // (the room's bot_protection): the client gets 429 with its code.
@@ -221,7 +210,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		return
 	}
 	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))
-	if stale && (err != nil || t.State != StateAdmitted) {
+	if stale && (err != nil || t.State != queue.StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
 	}
 	var lim *Limited
@@ -245,22 +234,22 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		return waitBody{Error: errorBody{Code: code, Message: msg}, WaitingRoomURL: g.cfg.WaitingURL, View: t}
 	}
 	switch t.State {
-	case StateAdmitted:
+	case queue.StateAdmitted:
 		g.admitted(w, r, pass, t, vid)
-	case StateWaiting:
+	case queue.StateWaiting:
 		msg := "checkout is busy: you are in line; ask again after retry_after_ms"
 		if refused != "" {
 			msg = "the entry token sent was refused (" + refused + "); " + msg
 		}
 		writeJSON(w, http.StatusTooManyRequests, t.NextUpdate(), held(CodeInLine, msg))
-	case StateClosed:
+	case queue.StateClosed:
 		writeJSON(w, http.StatusForbidden, 0, held(CodeClosed, "the sale has ended"))
-	case StateSoldOut:
+	case queue.StateSoldOut:
 		writeJSON(w, http.StatusForbidden, 0, held(CodeSoldOut, "the sale is sold out"))
-	case StateFull:
+	case queue.StateFull:
 		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
 			held(CodeLineFull, "the line is full: no place was taken; ask again after Retry-After"))
-	default: // StateBypassed: the line is down, waitroom takes intents instead
+	default: // queue.StateBypassed: the line is down, waitroom takes intents instead
 		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
 			held(CodeUnavailable, "the line is not running; submit an intent at accept_url or ask again later"))
 	}
@@ -344,7 +333,7 @@ func (g *Gate) tooEarly(w http.ResponseWriter, r *http.Request, notBefore time.T
 // the token tells: admitted, from its nbf on. The client holds the token.
 func turnAhead(v Verdict) queue.View {
 	at := v.NotBefore.UTC().Format(queue.ViewTime)
-	return queue.View{Ticket: v.Ticket, State: StateAdmitted, OrderableAt: &at}
+	return queue.View{Ticket: v.Ticket, State: queue.StateAdmitted, OrderableAt: &at}
 }
 
 func (g *Gate) toWaitingPage(w http.ResponseWriter, r *http.Request) {
