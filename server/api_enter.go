@@ -50,15 +50,15 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.
 // own, or a new one that costs a solution (powPayload) with proof of work
 // on), or while degraded no place at all but the bypassed answer that points
 // at the accept page.
-func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, room, userToken, powPayload string) (ticketJSON, error) {
+func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, room, userToken, powPayload string) (queue.View, error) {
 	if deg.Degraded() {
 		return bypassed(line, room, "")
 	}
 	t, s, err := takePlace(c, line, ids, g, room, userToken, powPayload, true)
 	if err != nil {
-		return ticketJSON{}, err
+		return queue.View{}, err
 	}
-	return newTicketJSON(line, t, &s)
+	return line.View(t, &s)
 }
 
 // takePlace is the one enter path of the API, the embed and the room page:

@@ -38,7 +38,7 @@ func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.Handl
 		if err != nil {
 			return err
 		}
-		v, err := newTicketJSON(line, t, &s)
+		v, err := line.View(t, &s)
 		if err != nil {
 			return err
 		}

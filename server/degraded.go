@@ -1,6 +1,10 @@
 package server
 
-import "github.com/waitroom/waitroom/queue"
+import (
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
 
 // degradeFlag is the one availability flag; hot paths only read it.
 type degradeFlag interface{ Degraded() bool }
@@ -21,12 +25,13 @@ func acceptURL(room string) string { return "/rooms/" + room + "/accept" }
 // whose intents go through the durable outbox into Kafka instead. Every
 // server's admission loop reads every room each tick, so a room missing from
 // the cache did not exist when Redis went away.
-func bypassed(rooms cachedRooms, room, ticket string) (ticketJSON, error) {
+func bypassed(rooms cachedRooms, room, ticket string) (queue.View, error) {
 	s, ok := rooms.CachedRoom(room)
 	if !ok {
-		return ticketJSON{}, errRoomNotFound
+		return queue.View{}, errRoomNotFound
 	}
+	v := queue.NewView(queue.Ticket{Room: room, ID: ticket, State: queue.StateBypassed}, &s, nil, time.Time{}, "")
 	u := acceptURL(room)
-	return ticketJSON{Room: room, Ticket: ticket, State: queue.StateBypassed, Paused: s.Paused,
-		NextUpdateMS: s.TierInterval(1).Milliseconds(), AcceptURL: &u}, nil
+	v.AcceptURL = &u
+	return v, nil
 }

@@ -49,7 +49,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		if err != nil {
 			return err
 		}
-		v, err := newTicketJSON(line, t, &s)
+		v, err := line.View(t, &s)
 		if err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 		if err != nil {
 			return err
 		}
-		view, err := templates.TicketViewFromJSON(data)
+		view, err := templates.TicketViewOf(v)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -39,17 +38,24 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 	}
 	out := make([]push.Update, len(ts))
 	for i, t := range ts {
-		v, err := newTicketJSON(f.line, t, &s)
+		v, err := f.line.View(t, &s)
+		if err == nil {
+			out[i], err = pushUpdate(ids[i], v)
+		}
 		if err != nil {
 			return nil, err
 		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = push.Update{Ticket: ids[i], State: v.State, Interval: time.Duration(v.NextUpdateMS) * time.Millisecond, Payload: data}
 	}
 	return out, nil
+}
+
+// pushUpdate is a ticket's view as the hub sends it.
+func pushUpdate(id string, v queue.View) (push.Update, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return push.Update{}, err
+	}
+	return push.Update{Ticket: id, State: v.State, Interval: v.NextUpdate(), Payload: data}, nil
 }
 
 // bypassed tells open pages to switch to the accept page: Redis is down.
@@ -57,14 +63,12 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 	out := make([]push.Update, len(ids))
 	for i, id := range ids {
 		v, err := bypassed(f.line, room, id)
+		if err == nil {
+			out[i], err = pushUpdate(id, v)
+		}
 		if err != nil {
 			return nil, err
 		}
-		data, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = push.Update{Ticket: id, State: v.State, Interval: time.Duration(v.NextUpdateMS) * time.Millisecond, Payload: data}
 	}
 	return out, nil
 }
@@ -72,7 +76,7 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 // pushFirst is a push connection's first message. While degraded it is the
 // bypassed answer, without asking Redis: the page then moves to the accept
 // page over the connection it opened.
-func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, v ticketJSON, err error) {
+func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, v queue.View, err error) {
 	if deg.Degraded() {
 		if room, err = roomParam(c); err != nil {
 			return "", "", v, err
@@ -88,7 +92,7 @@ func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFla
 	if err != nil {
 		return "", "", v, err
 	}
-	v, err = newTicketJSON(line, t, &s)
+	v, err = line.View(t, &s)
 	return t.Room, t.ID, v, err
 }
 

@@ -68,39 +68,24 @@ const (
 	StateScheduled = vocab.StateScheduled // in the pre-queue of a scheduled opening
 )
 
-// TicketViewFromJSON reads the API's ticket JSON, so a handler can build the
-// view from the same bytes it puts in TicketJSON and the two cannot disagree.
-// AcceptURL is not in that JSON unless the server adds accept_url.
+// TicketViewFromJSON reads the API's ticket JSON (queue.View).
 func TicketViewFromJSON(b []byte) (TicketView, error) {
-	var j struct {
-		Ticket       string          `json:"ticket"`
-		State        vocab.State     `json:"state"`
-		Position     int64           `json:"position"`
-		Waiting      int64           `json:"waiting"`
-		ETAS         *int64          `json:"eta_s"`
-		ETALowS      *int64          `json:"eta_low_s"`
-		ETAHighS     *int64          `json:"eta_high_s"`
-		NextUpdateMS int64           `json:"next_update_ms"`
-		Token        *string         `json:"token"`
-		OrderableAt  *string         `json:"orderable_at"`
-		RedirectURL  *string         `json:"redirect_url"`
-		AcceptURL    *string         `json:"accept_url"`
-		Paused       bool            `json:"paused"`
-		EnteredAt    *string         `json:"entered_at"`
-		Method       vocab.Method    `json:"queueing_method"`
-		Reason       string          `json:"reason"`
-		SoldOutMsg   queue.LocalText `json:"sold_out_message"`
-		RetryAfterS  *int64          `json:"retry_after_s"`
-		OpensAt      *string         `json:"opens_at"`
-	}
+	var j queue.View
 	if err := json.Unmarshal(b, &j); err != nil {
 		return TicketView{}, err
 	}
+	return TicketViewOf(j)
+}
+
+// TicketViewOf is the ticket view (queue.View) as the page needs it. Its
+// SoldOutMessage is the English one. AcceptURL is in the view only when the
+// server filled accept_url.
+func TicketViewOf(j queue.View) (TicketView, error) {
 	v := TicketView{
 		Ticket: j.Ticket, State: j.State, Position: j.Position, Waiting: j.Waiting,
 		ETASeconds: -1, ETALowSeconds: -1, ETAHighSeconds: -1, NextUpdateMS: j.NextUpdateMS, Paused: j.Paused,
 		Token: deref(j.Token), RedirectURL: deref(j.RedirectURL), AcceptURL: deref(j.AcceptURL),
-		Method: j.Method, Reason: j.Reason, SoldOutMessage: j.SoldOutMsg.String(),
+		Method: j.QueueingMethod, Reason: j.Reason, SoldOutMessage: j.SoldOutMessage.String(),
 	}
 	if j.RetryAfterS != nil {
 		v.RetryAfterS = *j.RetryAfterS
@@ -111,28 +96,25 @@ func TicketViewFromJSON(b []byte) (TicketView, error) {
 	if j.ETALowS != nil && j.ETAHighS != nil {
 		v.ETALowSeconds, v.ETAHighSeconds = *j.ETALowS, *j.ETAHighS
 	}
-	if j.OrderableAt != nil {
-		t, err := time.Parse(time.RFC3339Nano, *j.OrderableAt)
-		if err != nil {
-			return TicketView{}, err
-		}
-		v.OrderableAt = t
+	var err error
+	if v.OrderableAt, err = parseStamp(j.OrderableAt); err != nil {
+		return TicketView{}, err
 	}
-	if j.EnteredAt != nil {
-		t, err := time.Parse(time.RFC3339Nano, *j.EnteredAt)
-		if err != nil {
-			return TicketView{}, err
-		}
-		v.EnteredAt = t
+	if v.EnteredAt, err = parseStamp(j.EnteredAt); err != nil {
+		return TicketView{}, err
 	}
-	if j.OpensAt != nil {
-		t, err := time.Parse(time.RFC3339Nano, *j.OpensAt)
-		if err != nil {
-			return TicketView{}, err
-		}
-		v.OpensAt = t
+	if v.OpensAt, err = parseStamp(j.OpensAt); err != nil {
+		return TicketView{}, err
 	}
 	return v, nil
+}
+
+// parseStamp reads one of the view's times; nil is the zero time.
+func parseStamp(s *string) (time.Time, error) {
+	if s == nil {
+		return time.Time{}, nil
+	}
+	return time.Parse(time.RFC3339Nano, *s)
 }
 
 func deref(s *string) string {

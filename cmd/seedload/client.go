@@ -15,16 +15,18 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // ticketMsg is what seedload reads of the ticket JSON (enter, status, push).
 type ticketMsg struct {
-	Ticket       string `json:"ticket"`
-	State        string `json:"state"`
-	Position     int64  `json:"position"`
-	NextUpdateMS int64  `json:"next_update_ms"`
-	Token        string `json:"token"`
-	OrderableAt  string `json:"orderable_at"`
+	Ticket       string      `json:"ticket"`
+	State        vocab.State `json:"state"`
+	Position     int64       `json:"position"`
+	NextUpdateMS int64       `json:"next_update_ms"`
+	Token        string      `json:"token"`
+	OrderableAt  string      `json:"orderable_at"`
 }
 
 // api talks to one waitroom over loopback.

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // pace is one run's admission setting.
@@ -262,9 +264,9 @@ func waitAdmitted(ctx context.Context, a *api, ws *http.Client, room, ticket, co
 			return "", time.Time{}, errors.New("ws: bad ticket JSON")
 		}
 		switch m.State {
-		case "waiting":
+		case vocab.StateWaiting:
 			continue
-		case "admitted":
+		case vocab.StateAdmitted:
 			at, err := time.Parse(time.RFC3339Nano, m.OrderableAt)
 			if err != nil || m.Token == "" {
 				return "", time.Time{}, errors.New("ws: admitted without token or orderable_at")
@@ -272,7 +274,7 @@ func waitAdmitted(ctx context.Context, a *api, ws *http.Client, room, ticket, co
 			_ = conn.Close(websocket.StatusNormalClosure, "")
 			return m.Token, at, nil
 		default:
-			return "", time.Time{}, errors.New("ws: state " + m.State)
+			return "", time.Time{}, errors.New("ws: state " + string(m.State))
 		}
 	}
 }

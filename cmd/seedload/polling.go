@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // The ways waiters learn of their place.
@@ -174,7 +176,7 @@ func pollingOnce(ctx context.Context, c pollingConfig, a *api, mode string) (*po
 		pmu.Lock()
 		places[pos] = struct{}{}
 		pmu.Unlock()
-		if m.State != "waiting" {
+		if m.State != vocab.StateWaiting {
 			return
 		}
 		w.waiting.Add(1)
@@ -327,8 +329,8 @@ func (w *waiters) poll(ctx context.Context, a *api, room string, m ticketMsg, co
 			continue
 		}
 		pos.Store(got.Position)
-		if got.State != "waiting" {
-			w.errs.add("ended: " + got.State)
+		if got.State != vocab.StateWaiting {
+			w.errs.add("ended: " + string(got.State))
 			return
 		}
 		// The next poll is one interval after this one began; a late
@@ -394,8 +396,8 @@ func (w *waiters) push(ctx context.Context, a *api, ws *http.Client, room, ticke
 			continue
 		}
 		pos.Store(m.Position)
-		if m.State != "waiting" {
-			w.errs.add("ended: " + m.State)
+		if m.State != vocab.StateWaiting {
+			w.errs.add("ended: " + string(m.State))
 			return
 		}
 	}

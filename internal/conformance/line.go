@@ -36,7 +36,7 @@ func testFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T, target Open) {
 	for i := 0; i < 5; i++ {
 		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:%d", i)).State)
 	}
-	want := []string{"admitted", "admitted", "admitted", "waiting", "waiting"}
+	want := []queue.State{queue.StateAdmitted, queue.StateAdmitted, queue.StateAdmitted, queue.StateWaiting, queue.StateWaiting}
 	if fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Fatalf("burst into an empty room: %v, want %v", states, want)
 	}

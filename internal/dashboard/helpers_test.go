@@ -18,6 +18,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/dashboard"
@@ -51,12 +52,16 @@ type site struct {
 type siteOptions struct {
 	deps  func(*dashboard.Deps) // adjusts the deps before New
 	admit bool                  // run the admission loops
+	rdb   redis.UniversalClient // the Redis to use; nil is the shared one
 }
 
 func newSite(t *testing.T, o siteOptions) *site {
 	t.Helper()
 	logger := slog.New(slog.NewTextHandler(testLogWriter{t}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	rdb := redistest.Shared(t).Client(t)
+	var rdb redis.UniversalClient = redistest.Shared(t).Client(t)
+	if o.rdb != nil {
+		rdb = o.rdb
+	}
 	keys, err := token.Generate()
 	if err != nil {
 		t.Fatal(err)

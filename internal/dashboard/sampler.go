@@ -15,11 +15,16 @@ import (
 	"github.com/waitroom/waitroom/templates"
 )
 
-// statsSource is what the sampler reads each round.
+// statsSource is what the sampler reads each round. Rooms' settings are the
+// line's (*queue.Line holds them, in its cache and the rooms snapshot): the
+// sampler keeps only its samples and asks for settings when it needs them.
 type statsSource interface {
 	ListRooms(ctx context.Context) ([]string, error)
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
+	// Room reads a room's settings through the line's cache.
+	Room(ctx context.Context, room string) (queue.Settings, error)
+	// CachedRoom is the line's last known settings, without asking Redis.
+	CachedRoom(room string) (queue.Settings, bool)
 }
 
 type samplerConfig struct {
@@ -52,8 +57,7 @@ type sampler struct {
 }
 
 type roomSeries struct {
-	settings queue.Settings
-	samples  []sample // oldest first
+	samples []sample // oldest first
 }
 
 // sample is one reading of a room, with the rates derived at the time.
@@ -125,7 +129,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 	}
 	var got []reading
 	for _, room := range rooms {
-		st, err := s.src.GetRoom(ctx, room)
+		st, err := s.src.Room(ctx, room)
 		if errors.Is(err, queue.ErrRoomNotFound) {
 			continue // deleted meanwhile
 		}
@@ -160,7 +164,6 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 			rs = &roomSeries{}
 			s.rooms[r.room] = rs
 		}
-		rs.settings = r.settings
 		smp := sample{
 			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
@@ -224,41 +227,54 @@ func trim[T any](xs []T, at func(T) time.Time, cut time.Time) []T {
 	return slices.Delete(xs, 0, i)
 }
 
-// roomState is what the sampler knows of one room.
+// roomState is what the sampler knows of one room, with the line's last
+// known settings of it.
 type roomState struct {
 	settings queue.Settings
 	latest   sample
 	series   []sample
 }
 
-// room returns a room's settings as last read, its latest sample and, with
+// room returns a room's last known settings, its latest sample and, with
 // history, a copy of every sample kept.
 func (s *sampler) room(room string, history bool) (roomState, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	rs := s.rooms[room]
 	if rs == nil || len(rs.samples) == 0 {
+		s.mu.Unlock()
 		return roomState{}, false
 	}
-	st := roomState{settings: rs.settings, latest: rs.samples[len(rs.samples)-1]}
+	st := roomState{latest: rs.samples[len(rs.samples)-1]}
 	if history {
 		st.series = slices.Clone(rs.samples)
 	}
-	return st, true
+	s.mu.Unlock()
+	var ok bool
+	st.settings, ok = s.src.CachedRoom(room)
+	return st, ok
 }
 
 // overview returns every room's latest state in listing order, and whether
 // the last round could list the rooms.
 func (s *sampler) overview() ([]string, map[string]roomState, bool) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := make(map[string]roomState, len(s.rooms))
 	for id, rs := range s.rooms {
 		if len(rs.samples) > 0 {
-			out[id] = roomState{settings: rs.settings, latest: rs.samples[len(rs.samples)-1]}
+			out[id] = roomState{latest: rs.samples[len(rs.samples)-1]}
 		}
 	}
-	return slices.Clone(s.order), out, s.listed
+	order, listed := slices.Clone(s.order), s.listed
+	s.mu.Unlock()
+	for id, st := range out {
+		var ok bool
+		if st.settings, ok = s.src.CachedRoom(id); !ok {
+			delete(out, id) // the line forgot it: deleted
+			continue
+		}
+		out[id] = st
+	}
+	return order, out, listed
 }
 
 // outboxView is the outbox's latest counts and the results of the last
@@ -286,11 +302,12 @@ func (s *sampler) outboxView() *templates.AdminOutbox {
 }
 
 // refresh re-reads one room after a change made here or announced by
-// another server: its settings at once, and a first sample for a new room,
-// so pages and pushes agree before the next round. A known room gets no
-// extra sample: the charts keep their even spacing.
+// another server: its settings at once (through the line, which then holds
+// them), and a first sample for a new room, so pages and pushes agree
+// before the next round. A known room gets no extra sample: the charts keep
+// their even spacing.
 func (s *sampler) refresh(ctx context.Context, room string) {
-	st, err := s.src.GetRoom(ctx, room)
+	st, err := s.src.Room(ctx, room)
 	if errors.Is(err, queue.ErrRoomNotFound) {
 		s.forget(room)
 		return
@@ -300,13 +317,11 @@ func (s *sampler) refresh(ctx context.Context, room string) {
 	}
 	s.eta.Observe(room, &st, s.clock.Now()) // a new pace counts at once
 	s.mu.Lock()
-	rs := s.rooms[room]
-	if rs != nil {
-		rs.settings = st
-		s.mu.Unlock()
+	known := s.rooms[room] != nil
+	s.mu.Unlock()
+	if known {
 		return
 	}
-	s.mu.Unlock()
 	now := s.clock.Now()
 	stats, err := s.src.Stats(ctx, room, now)
 	if err != nil {
@@ -315,10 +330,9 @@ func (s *sampler) refresh(ctx context.Context, room string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rooms[room] != nil {
-		s.rooms[room].settings = st // a round got there first
-		return
+		return // a round got there first
 	}
-	s.rooms[room] = &roomSeries{settings: st, samples: []sample{{
+	s.rooms[room] = &roomSeries{samples: []sample{{
 		at: now, waiting: stats.Waiting, active: stats.Active, capacity: st.Capacity,
 		entered: stats.EnteredTotal, admitted: stats.AdmittedTotal, abandoned: stats.AbandonedTotal,
 	}}}

@@ -19,6 +19,7 @@ type fakeRooms struct {
 	mu       sync.Mutex
 	stats    map[string]queue.Stats
 	settings map[string]queue.Settings // DefaultSettings for a room not in it
+	cached   map[string]queue.Settings // what Room read last, as the line keeps it
 	down     bool
 }
 
@@ -35,16 +36,29 @@ func (f *fakeRooms) ListRooms(context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (f *fakeRooms) GetRoom(_ context.Context, room string) (queue.Settings, error) {
+// Room reads a room's settings and keeps them, as the line's cache does.
+func (f *fakeRooms) Room(_ context.Context, room string) (queue.Settings, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.stats[room]; !ok {
 		return queue.Settings{}, queue.ErrRoomNotFound
 	}
-	if s, ok := f.settings[room]; ok {
-		return s, nil
+	s, ok := f.settings[room]
+	if !ok {
+		s = queue.DefaultSettings()
 	}
-	return queue.DefaultSettings(), nil
+	if f.cached == nil {
+		f.cached = map[string]queue.Settings{}
+	}
+	f.cached[room] = s
+	return s, nil
+}
+
+func (f *fakeRooms) CachedRoom(room string) (queue.Settings, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s, ok := f.cached[room]
+	return s, ok
 }
 
 func (f *fakeRooms) setRoom(room string, s queue.Settings) {

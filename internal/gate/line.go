@@ -23,8 +23,7 @@ type Line interface {
 	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 	Room(ctx context.Context, room string) (queue.Settings, error)
 	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
-	Token(t queue.Ticket) (string, error)
-	Estimate(t queue.Ticket, s *queue.Settings) queue.Estimate
+	View(t queue.Ticket, s *queue.Settings) (queue.View, error)
 	Keys() *token.Keyset
 	Now() time.Time
 }
@@ -114,37 +113,29 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 	return gatekit.Verdict{Valid: true, Ticket: c.TicketID, Subject: c.Subject, NotBefore: c.NotBefore, ExpiresAt: c.ExpiresAt}
 }
 
-func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (gatekit.Ticket, error) {
+// Enter answers with the ticket as waitroom's enter does (queue.View).
+func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.View, error) {
 	identity := queue.VisitorIdentity(visitor)
 	s, err := b.line.Room(ctx, b.room)
 	if err != nil {
-		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
 	if err := b.limitClient(ctx, &s, identity); err != nil {
-		return gatekit.Ticket{}, err
+		return queue.View{}, err
 	}
 	t, s, err := b.work.Enter(ctx, b.line, s, b.room, identity, payload)
 	var refused *pow.Refusal
 	if errors.As(err, &refused) {
-		return gatekit.Ticket{}, challenged(refused)
+		return queue.View{}, challenged(refused)
 	}
 	if err != nil {
-		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
-	out := gatekit.Ticket{ID: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
-		NextUpdate: s.TierInterval(1)}
-	switch t.State {
-	case queue.StateFull:
-		out.NextUpdate = queue.FullRetryAfter
-	case queue.StateWaiting:
-		out.ETA, out.NextUpdate = b.line.Estimate(t, &s).Point, s.TierInterval(t.Position)
-	case queue.StateAdmitted:
-		if out.Token, err = b.line.Token(t); err != nil {
-			return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
-		}
-		out.OrderableAt = t.OrderableAt
+	v, err := b.line.View(t, &s)
+	if err != nil {
+		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
-	return out, nil
+	return v, nil
 }
 
 // challenged is a refusal for want of work as the gate answers it: the same

@@ -6,24 +6,18 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/vocab"
+	"github.com/waitroom/waitroom/queue"
 )
 
 // waitBody is what an API client held at the gate reads. It carries
 // waitroom's error envelope, so clients that read {"error": {"code"}} from
-// waitroom read the gate the same way, and the ticket fields beside it.
+// waitroom read the gate the same way, and beside it the ticket as
+// waitroom's API shows it (queue.View; zero when there is none).
 type waitBody struct {
-	Error          errorBody   `json:"error"`
-	WaitingRoomURL string      `json:"waiting_room_url"`
-	Ticket         string      `json:"ticket"`
-	State          vocab.State `json:"state"`
-	Position       int64       `json:"position"`
-	Waiting        int64       `json:"waiting"`
-	ETAS           int64       `json:"eta_s"`
-	RetryAfterMS   int64       `json:"retry_after_ms"`
-	Token          *string     `json:"token"`
-	OrderableAt    *string     `json:"orderable_at"`
-	AcceptURL      *string     `json:"accept_url,omitempty"`
+	Error          errorBody `json:"error"`
+	WaitingRoomURL string    `json:"waiting_room_url"`
+	RetryAfterMS   int64     `json:"retry_after_ms"`
+	queue.View
 }
 
 type errorBody struct {
@@ -74,19 +68,4 @@ func writeJSON(w http.ResponseWriter, status int, retry time.Duration, body wait
 	b, _ := json.Marshal(body) // plain strings and numbers: cannot fail
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
-}
-
-func stamp(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-	return &s
-}
-
-func strPtr(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

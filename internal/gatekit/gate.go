@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/vocab"
+	"github.com/waitroom/waitroom/queue"
 )
 
 // Verdict is a backend's word on an entry token.
@@ -36,29 +36,6 @@ const ReasonNotYetValid = "not_yet_valid"
 // ReasonOtherHolder is the reason of a valid token presented by a visitor
 // other than the one it belongs to: a copy.
 const ReasonOtherHolder = "other_holder"
-
-// Ticket states a backend's Enter returns (internal/vocab defines them).
-const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed // waitroom is degraded: intents instead of a line
-	StateSoldOut  = vocab.StateSoldOut
-	StateFull     = vocab.StateFull
-)
-
-// Ticket is a visitor's place as the gate shows it.
-type Ticket struct {
-	ID          string
-	State       vocab.State
-	Position    int64
-	Waiting     int64
-	ETA         time.Duration
-	NextUpdate  time.Duration // how often to ask again
-	Token       string        // when admitted
-	OrderableAt time.Time     // when admitted
-	AcceptURL   string        // when bypassed
-}
 
 // Limited is a Backend's refusal to enter a client over a per-client limit
 // (the room's bot_protection): the client gets 429 with its code.
@@ -91,10 +68,11 @@ type Backend interface {
 	// (the gate's visitor cookie) may use it: a token belongs to one
 	// visitor, and a copy sent by anyone else is refused (ReasonOtherHolder).
 	Verify(ctx context.Context, tok, visitor string) (Verdict, error)
-	// Enter gives the visitor its live ticket, or a new one at the back;
-	// pow is the client's solved challenge ("" for none), which a new
-	// place needs while the room's proof of work is on (else *Challenged).
-	Enter(ctx context.Context, visitor, pow string) (Ticket, error)
+	// Enter gives the visitor its live ticket, or a new one at the back,
+	// as waitroom's enter shows it (queue.View, which the gate's answers
+	// carry); pow is the client's solved challenge ("" for none), which a
+	// new place needs while the room's proof of work is on (else *Challenged).
+	Enter(ctx context.Context, visitor, pow string) (queue.View, error)
 	// Complete frees the token's slot: the visitor is done with checkout.
 	Complete(ctx context.Context, tok string) error
 }
@@ -217,7 +195,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 			g.pass(w, r, pass, c.tok, v)
 			return
 		case v.Reason == ReasonNotYetValid:
-			g.tooEarly(w, r, v, "")
+			g.tooEarly(w, r, v.NotBefore, turnAhead(v))
 			return
 		}
 		refused, stale = v.Reason, stale || c.fromCookie
@@ -232,7 +210,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		return
 	}
 	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))
-	if stale && (err != nil || t.State != StateAdmitted) {
+	if stale && (err != nil || t.State != queue.StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
 	}
 	var lim *Limited
@@ -251,67 +229,61 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		g.unavailable(w, r, "enter", err)
 		return
 	}
+	// Every answer below carries the ticket as waitroom's API shows it.
+	held := func(code, msg string) waitBody {
+		return waitBody{Error: errorBody{Code: code, Message: msg}, WaitingRoomURL: g.cfg.WaitingURL, View: t}
+	}
 	switch t.State {
-	case StateAdmitted:
+	case queue.StateAdmitted:
 		g.admitted(w, r, pass, t, vid)
-	case StateWaiting:
+	case queue.StateWaiting:
 		msg := "checkout is busy: you are in line; ask again after retry_after_ms"
 		if refused != "" {
 			msg = "the entry token sent was refused (" + refused + "); " + msg
 		}
-		writeJSON(w, http.StatusTooManyRequests, t.NextUpdate, waitBody{
-			Error:          errorBody{Code: CodeInLine, Message: msg},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State,
-			Position: t.Position, Waiting: t.Waiting, ETAS: int64(t.ETA.Round(time.Second) / time.Second),
-		})
-	case StateClosed:
-		writeJSON(w, http.StatusForbidden, 0, waitBody{
-			Error:          errorBody{Code: CodeClosed, Message: "the sale has ended"},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State,
-		})
-	case StateSoldOut:
-		writeJSON(w, http.StatusForbidden, 0, waitBody{
-			Error:          errorBody{Code: CodeSoldOut, Message: "the sale is sold out"},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State,
-		})
-	case StateFull:
-		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate, time.Second), waitBody{
-			Error:          errorBody{Code: CodeLineFull, Message: "the line is full: no place was taken; ask again after Retry-After"},
-			WaitingRoomURL: g.cfg.WaitingURL, State: t.State,
-		})
-	default: // StateBypassed: the line is down, waitroom takes intents instead
-		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate, time.Second), waitBody{
-			Error:          errorBody{Code: CodeUnavailable, Message: "the line is not running; submit an intent at accept_url or ask again later"},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: t.State, AcceptURL: strPtr(t.AcceptURL),
-		})
+		writeJSON(w, http.StatusTooManyRequests, t.NextUpdate(), held(CodeInLine, msg))
+	case queue.StateClosed:
+		writeJSON(w, http.StatusForbidden, 0, held(CodeClosed, "the sale has ended"))
+	case queue.StateSoldOut:
+		writeJSON(w, http.StatusForbidden, 0, held(CodeSoldOut, "the sale is sold out"))
+	case queue.StateFull:
+		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
+			held(CodeLineFull, "the line is full: no place was taken; ask again after Retry-After"))
+	default: // queue.StateBypassed: the line is down, waitroom takes intents instead
+		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
+			held(CodeUnavailable, "the line is not running; submit an intent at accept_url or ask again later"))
 	}
 }
 
 // admitted: an API client's turn came. It passes at once when the turn has
 // started; either way it keeps the token as a cookie, and reads it in the
 // answer for use as a Bearer.
-func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handler, t Ticket, vid string) {
-	if t.Token == "" {
-		g.unavailable(w, r, "enter", errors.New("admitted ticket without a token"))
+func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handler, t queue.View, vid string) {
+	orderable, err := t.OrderableTime()
+	if t.Token == nil || *t.Token == "" || err != nil {
+		g.unavailable(w, r, "enter", errors.New("admitted ticket without a token or its turn"))
 		return
 	}
-	g.cfg.Cookies.setToken(w, t.Token)
-	v, err := g.cfg.Backend.Verify(r.Context(), t.Token, vid)
+	tok := *t.Token
+	g.cfg.Cookies.setToken(w, tok)
+	v, err := g.cfg.Backend.Verify(r.Context(), tok, vid)
 	switch {
 	case err != nil:
 		g.unavailable(w, r, "verify", err)
 	case v.Valid:
-		g.pass(w, r, pass, t.Token, v)
+		g.pass(w, r, pass, tok, v)
 	case v.Reason == ReasonNotYetValid:
 		if v.NotBefore.IsZero() {
-			v.NotBefore = t.OrderableAt
+			v.NotBefore = orderable
 		}
-		g.tooEarly(w, r, v, t.Token)
+		g.tooEarly(w, r, v.NotBefore, t)
 	default:
-		// Reclaimed between enter and verify: the next ask enters again.
+		// Reclaimed between enter and verify: the ticket is gone, and the
+		// next ask enters again.
 		writeJSON(w, http.StatusTooManyRequests, time.Second, waitBody{
 			Error:          errorBody{Code: CodeInLine, Message: "your turn ended (" + v.Reason + "); ask again to join the line"},
-			WaitingRoomURL: g.cfg.WaitingURL, Ticket: t.ID, State: vocab.State(v.Reason), // the reason, as before
+			WaitingRoomURL: g.cfg.WaitingURL,
+			View:           queue.View{Room: t.Room, Ticket: t.Ticket, State: queue.StateExpired, Reason: v.Reason, QueueingMethod: t.QueueingMethod},
 		})
 	}
 }
@@ -342,20 +314,26 @@ func (g *Gate) pass(w http.ResponseWriter, r *http.Request, pass http.Handler, t
 	}
 }
 
-// tooEarly: the token is good but its turn starts at nbf. The jitter that
-// spreads a batch over time only holds if nobody starts early.
-func (g *Gate) tooEarly(w http.ResponseWriter, r *http.Request, v Verdict, tok string) {
+// tooEarly: the token is good but its turn starts at notBefore. The jitter
+// that spreads a batch over time only holds if nobody starts early.
+func (g *Gate) tooEarly(w http.ResponseWriter, r *http.Request, notBefore time.Time, t queue.View) {
 	if WantsHTML(r) {
 		// The waiting page counts down to the turn and comes back.
 		g.toWaitingPage(w, r)
 		return
 	}
-	wait := max(v.NotBefore.Sub(g.cfg.Now()), time.Millisecond)
+	wait := max(notBefore.Sub(g.cfg.Now()), time.Millisecond)
 	writeJSON(w, http.StatusTooEarly, wait, waitBody{
 		Error:          errorBody{Code: CodeTooEarly, Message: "your turn starts at orderable_at; ask again after retry_after_ms"},
-		WaitingRoomURL: g.cfg.WaitingURL, Ticket: v.Ticket, State: StateAdmitted,
-		Token: strPtr(tok), OrderableAt: stamp(v.NotBefore),
+		WaitingRoomURL: g.cfg.WaitingURL, View: t,
 	})
+}
+
+// turnAhead is the ticket of a token whose turn has not started, as far as
+// the token tells: admitted, from its nbf on. The client holds the token.
+func turnAhead(v Verdict) queue.View {
+	at := v.NotBefore.UTC().Format(queue.ViewTime)
+	return queue.View{Ticket: v.Ticket, State: queue.StateAdmitted, OrderableAt: &at}
 }
 
 func (g *Gate) toWaitingPage(w http.ResponseWriter, r *http.Request) {

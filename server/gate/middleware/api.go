@@ -15,7 +15,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/gatekit"
 	"github.com/waitroom/waitroom/internal/token"
-	"github.com/waitroom/waitroom/internal/vocab"
+	"github.com/waitroom/waitroom/queue"
 )
 
 // backend is waitroom over HTTP, plus the offline verifier and what this
@@ -36,24 +36,11 @@ func (b *backend) roomURL(suffix string) string {
 	return b.cfg.WaitroomURL + "/api/rooms/" + url.PathEscape(b.cfg.Room) + suffix
 }
 
-// ticketWire is waitroom's ticket JSON (docs/api.md).
-type ticketWire struct {
-	Ticket       string      `json:"ticket"`
-	State        vocab.State `json:"state"`
-	Position     int64       `json:"position"`
-	Waiting      int64       `json:"waiting"`
-	ETAS         int64       `json:"eta_s"`
-	NextUpdateMS int64       `json:"next_update_ms"`
-	Token        *string     `json:"token"`
-	OrderableAt  *string     `json:"orderable_at"`
-	AcceptURL    *string     `json:"accept_url"`
-}
-
 // Enter enters the line for an API client under the middleware's own
 // visitor id, sent as waitroom's visitor cookie, with the client's solved
 // challenge (pow) if it sent one. Waitroom's refusals for want of work and
 // over a per-client limit go back to the client as waitroom gave them.
-func (b *backend) Enter(ctx context.Context, visitor, pow string) (gatekit.Ticket, error) {
+func (b *backend) Enter(ctx context.Context, visitor, pow string) (queue.View, error) {
 	var body io.Reader
 	if pow != "" {
 		data, _ := json.Marshal(map[string]string{"pow": pow})
@@ -61,37 +48,28 @@ func (b *backend) Enter(ctx context.Context, visitor, pow string) (gatekit.Ticke
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.roomURL("/enter"), body)
 	if err != nil {
-		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
 	req.AddCookie(&http.Cookie{Name: gatekit.VisitorCookie, Value: visitor})
-	var w ticketWire
-	if err := b.do(req, &w); err != nil {
+	var t queue.View
+	if err := b.do(req, &t); err != nil {
 		var we *waitroomError
 		if errors.As(err, &we) {
 			if refusal := we.forClient(); refusal != nil {
-				return gatekit.Ticket{}, refusal
+				return queue.View{}, refusal
 			}
 		}
-		return gatekit.Ticket{}, fmt.Errorf("gate: enter: %w", err)
+		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
-	t := gatekit.Ticket{ID: w.Ticket, State: w.State, Position: w.Position, Waiting: w.Waiting,
-		ETA: time.Duration(w.ETAS) * time.Second, NextUpdate: time.Duration(w.NextUpdateMS) * time.Millisecond}
-	if w.Token != nil {
-		t.Token = *w.Token
+	if _, err := t.OrderableTime(); err != nil {
+		return queue.View{}, fmt.Errorf("gate: enter: orderable_at: %w", err)
 	}
-	if w.OrderableAt != nil {
-		if t.OrderableAt, err = time.Parse(time.RFC3339Nano, *w.OrderableAt); err != nil {
-			return gatekit.Ticket{}, fmt.Errorf("gate: enter: orderable_at: %w", err)
-		}
-	}
-	if w.AcceptURL != nil {
-		t.AcceptURL = *w.AcceptURL
-		if strings.HasPrefix(t.AcceptURL, "/") {
-			t.AcceptURL = b.cfg.PublicURL + t.AcceptURL
-		}
+	if t.AcceptURL != nil && strings.HasPrefix(*t.AcceptURL, "/") {
+		abs := b.cfg.PublicURL + *t.AcceptURL
+		t.AcceptURL = &abs
 	}
 	return t, nil
 }
