@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/internal/conformance"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -32,18 +31,10 @@ type clusterRig struct {
 func newClusterRig(t *testing.T) *clusterRig {
 	t.Helper()
 	c := redistest.SharedCluster(t)
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	keys.Issuer = "http://waitroom.test"
-	clock := clockwork.NewFakeClockAt(t0)
 	cc := c.Client(t)
-	store := redisstore.New(cc, redistest.Prefix(t))
-	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock,
-		Jitter: func(max time.Duration) time.Duration { return max / 2 }})
+	x := conformance.NewFixture(t, func() queue.Store { return redisstore.New(cc, redistest.Prefix(t)) }, nil)
 	return &clusterRig{
-		fixture: &fixture{line: line, store: store, clock: clock, keys: keys},
+		fixture: &fixture{Fixture: x, line: x.Line, store: x.Store, clock: x.Clock, keys: x.Keys},
 		cc:      cc, nodes: c.NodeClients(t), addrs: c.Addrs(),
 	}
 }
