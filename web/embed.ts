@@ -78,16 +78,24 @@ function main(): void {
     tick();
   }
 
-  // The pre-queue's countdown to the opening, as on the waiting page.
+  // The pre-queue's countdown to the opening, as on the waiting page: when
+  // it runs out here the connection asks at once (the draw is pushed too,
+  // but a polling frame would wait).
   let opening: number | undefined;
   function openingIn(opensAt: string | null | undefined): void {
     const at = Date.parse(opensAt ?? "");
     window.clearTimeout(opening);
     if (!Number.isFinite(at)) return;
+    let counting = false;
     const tick = () => {
       const left = secondsLeft(at, Date.now());
       page.setOpening(left, new Date(at));
-      if (left > 0) opening = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+      if (left > 0) {
+        counting = true;
+        opening = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+      } else if (counting) {
+        conn?.nudge();
+      }
     };
     tick();
   }
