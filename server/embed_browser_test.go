@@ -28,6 +28,9 @@ func TestEmbedBrowser(t *testing.T) {
 	t.Run("ShopEmbedsTheLineWithProofOfWork", func(t *testing.T) {
 		embedShopScenario(t, kit, true)
 	})
+	t.Run("PreQueueCountsDownThenShowsTheDrawnPlace", func(t *testing.T) {
+		embedPreQueueScenario(t, kit)
+	})
 	t.Run("ForeignPageCannotFrameIt", func(t *testing.T) {
 		embedForeignScenario(t, kit)
 	})
