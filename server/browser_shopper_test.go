@@ -46,7 +46,7 @@ func TestBrowserShopperPages(t *testing.T) {
 		}
 		Draw struct {
 			IndicatorVisible, LeaveVisible, Stale, BannerGone, StaleAfter, DrawHidden, StatusHidden bool
-			Ring, Ticket, Focused                                                                 string
+			Ring, Ticket, Focused                                                                   string
 		}
 		PageErrors []string
 	}
