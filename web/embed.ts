@@ -11,6 +11,7 @@ import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./emb
 import { secondsLeft } from "./format";
 import { blockFor, Page } from "./page";
 import { challengeBeside, solve } from "./pow";
+import { frozenNewcomer, REOPEN_FLOOR_MS } from "./reopen";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -229,8 +230,26 @@ function main(): void {
     }
   }
 
+  // A newcomer the room turned away while frozen (sold out, maintenance)
+  // has no ticket to follow: ask again at the room's pace (never faster
+  // than the floor) until the operator undoes it, without the joining step.
+  function askAgain(first: Ticket): void {
+    const mine = entering;
+    window.setTimeout(() => {
+      if (mine !== entering) return;
+      enterOnce().then(
+        (t) => mine === entering && live(t),
+        () => mine === entering && askAgain(first),
+      );
+    }, Math.max(REOPEN_FLOOR_MS, first.next_update_ms));
+  }
+
   function live(first: Ticket): void {
     show(first);
+    if (!first.ticket) {
+      if (frozenNewcomer(first)) askAgain(first);
+      return;
+    }
     if (isTerminal(first.state)) return;
     const base = `${api}/tickets/${encodeURIComponent(first.ticket)}`;
     conn = new Connection({

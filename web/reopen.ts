@@ -38,6 +38,7 @@ export function reopen(enterURL: string, first: Ticket, hooks: ReopenHooks): () 
   const pace = (t: Ticket) => Math.max(REOPEN_FLOOR_MS, t.next_update_ms);
   const retry = (retryAfterS = 0) => later(Math.max(retryAfterS * 1000, REOPEN_FLOOR_MS + backoffDelay(++failures, DEFAULT_BACKOFF)));
   const ask = async () => {
+    if (stopped) return;
     let res: Response;
     let text: string;
     try {
