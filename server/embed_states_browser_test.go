@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
 
@@ -112,5 +113,56 @@ func embedPreQueueScenario(t *testing.T, kit browserKit) {
 	}
 	if !strings.HasPrefix(v.FrameURL, site.waitroom+"/embed/rooms/"+browserRoom+"?") {
 		t.Errorf("frame at %s", v.FrameURL)
+	}
+}
+
+// embedSoldOutScenario (web/e2e/embed-soldout.mjs): the shop's frame opened
+// while the sale is sold out shows the sold out page with no place; when
+// the operator undoes it, the same frame, without a reload, takes its place
+// in the line, goes live and tells the shop.
+func embedSoldOutScenario(t *testing.T, kit browserKit) {
+	site := startEmbedSite(t)
+	s := site.settings(true)
+	s.SoldOut, s.SoldOutMessage = true, queue.Text("All gone, thank you.")
+	site.putRoom(s)
+
+	ctx, cancel := context.WithTimeout(context.Background(), browserScenarioTimeout)
+	defer cancel()
+	sc := kit.startScript(ctx, t, "embed-soldout", site.browserSite, site.env()...)
+	var rd struct{ Message string }
+	sc.awaitReady(ctx, &rd)
+	if st := site.stats(); st["waiting"] != 0 {
+		t.Errorf("stats %v: nobody should hold a place while sold out", st)
+	}
+	s.SoldOut = false
+	site.putRoom(s)
+
+	var v struct {
+		Message, Mode string
+		Position      int64
+		SoldOutHidden bool
+		FrameLoads    []string
+		Updates       []struct {
+			State, Ticket string
+			Position      int64
+		}
+		Foreign, PageErrors []string
+	}
+	sc.wait(&v)
+	if len(v.Foreign) > 0 || len(v.PageErrors) > 0 {
+		t.Errorf("requests off our servers %q, page errors %q", v.Foreign, v.PageErrors)
+	}
+	if rd.Message != "All gone, thank you." {
+		t.Errorf("the frame's sold out message %q", rd.Message)
+	}
+	if v.Position != 1 || !v.SoldOutHidden || len(v.FrameLoads) != 1 {
+		t.Errorf("after undo: place %d, sold out hidden %v, frame loads %q: want place 1 in the same frame", v.Position, v.SoldOutHidden, v.FrameLoads)
+	}
+	if n := len(v.Updates); n < 2 || v.Updates[0].State != "sold_out" || v.Updates[0].Ticket != "" ||
+		v.Updates[n-1].State != "waiting" || v.Updates[n-1].Ticket == "" || v.Updates[n-1].Position != 1 {
+		t.Errorf("the shop heard %+v: want sold out without a ticket, then a place", v.Updates)
+	}
+	if st := site.stats(); st["waiting"] != 1 {
+		t.Errorf("stats %v: want the visitor in line", st)
 	}
 }
