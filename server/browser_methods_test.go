@@ -25,6 +25,9 @@ func methodRooms(t *testing.T, site *browserSite) {
 	}
 	for name, edit := range rooms {
 		s := browserRoomSettings()
+		// The waiters put ahead have no page: keep them for the whole run,
+		// which on a loaded machine reaches these rooms after 5 minutes.
+		s.AbandonAfterS = 3600
 		edit(&s)
 		if err := site.line.PutRoom(ctx, name, s); err != nil {
 			t.Fatalf("put room %s: %v", name, err)

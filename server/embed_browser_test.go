@@ -28,6 +28,12 @@ func TestEmbedBrowser(t *testing.T) {
 	t.Run("ShopEmbedsTheLineWithProofOfWork", func(t *testing.T) {
 		embedShopScenario(t, kit, true)
 	})
+	t.Run("PreQueueCountsDownThenShowsTheDrawnPlace", func(t *testing.T) {
+		embedPreQueueScenario(t, kit)
+	})
+	t.Run("SoldOutNewcomerJoinsOnUndo", func(t *testing.T) {
+		embedSoldOutScenario(t, kit)
+	})
 	t.Run("ForeignPageCannotFrameIt", func(t *testing.T) {
 		embedForeignScenario(t, kit)
 	})

@@ -58,6 +58,12 @@ func handleAcceptPage(d acceptPageDeps) echo.HandlerFunc {
 		}
 		if id := c.QueryParam("intent"); id != "" {
 			in, err := ownIntent(c, d.line, d.ids, d.store, id)
+			if isIntentNotFound(err) {
+				// Not "room not found": the room is there, the request is not
+				// (a broken link, another browser's, or someone else's).
+				p.Unknown = true
+				return render.Page(c, http.StatusNotFound, templates.AcceptPage(p))
+			}
 			if err != nil {
 				return err
 			}
@@ -99,4 +105,11 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 		q := url.Values{"intent": {in.ID}, "lang": {string(p.Lang)}}
 		return c.Redirect(http.StatusSeeOther, acceptURL(room)+"?"+q.Encode())
 	}
+}
+
+// isIntentNotFound reports whether err is ownIntent's answer for an intent
+// this visitor has none of.
+func isIntentNotFound(err error) bool {
+	var ae *apiError
+	return errors.As(err, &ae) && ae.Code == "intent_not_found"
 }

@@ -335,6 +335,11 @@ var catalogue = map[Lang]map[string]string{
 		"admin.soldout.on":                 "Mark sold out",
 		"admin.soldout.off":                "Undo sold out",
 		"admin.soldout.state":              "Sold out: everyone in line sees the sold out page.",
+		// Shopper pages: the draw's lost connection, an unknown request on the accept page (issue 14).
+		"draw.reconnecting":      "Connection lost. Reconnecting… You stay in the draw; the figures below are from before and may be out of date.",
+		"accept.unknown.heading": "We don't know this request",
+		"accept.unknown.body":    "We have no record of this request for you. The link may be incomplete, or the request was made in another browser.",
+		"accept.unknown.again":   "Make a new request",
 	},
 	Korean: {
 		"page.title":               "대기실",
@@ -635,6 +640,11 @@ var catalogue = map[Lang]map[string]string{
 		"admin.soldout.on":                 "매진 처리",
 		"admin.soldout.off":                "매진 취소",
 		"admin.soldout.state":              "매진: 대기 중인 모든 사람에게 매진 페이지가 표시됩니다.",
+		// 쇼핑객 페이지: 추첨 중 연결 끊김, 주문 요청 페이지의 알 수 없는 요청 (issue 14).
+		"draw.reconnecting":      "연결이 끊겼습니다. 다시 연결하는 중… 추첨 대상에서 빠지지 않으며, 아래 정보는 이전 정보라 최신이 아닐 수 있습니다.",
+		"accept.unknown.heading": "요청을 찾을 수 없습니다",
+		"accept.unknown.body":    "이 요청에 대한 기록이 없습니다. 링크가 잘못되었거나 다른 브라우저에서 보낸 요청일 수 있습니다.",
+		"accept.unknown.again":   "새로 요청하기",
 	},
 }
 

@@ -1,6 +1,7 @@
 package templates
 
 import (
+	"maps"
 	"regexp"
 	"strings"
 	"testing"
@@ -82,7 +83,9 @@ func TestKoreanPagesSpeakOnlyKorean(t *testing.T) {
 	// Raw English in a template: two English words in a row.
 	words := regexp.MustCompile(`[A-Za-z]{2,}(?:[ -][A-Za-z]{2,})+`)
 	key := regexp.MustCompile(`\b(?:admin|waiting|eta|conn|admitted|expired|closed|bypassed|embed|checking|notfound|nocheckout|error|accept|page)\.[a-z_]+(?:\.[a-z_]+)*\b`)
-	for name, c := range koreanPages() {
+	pages := koreanPages()
+	maps.Copy(pages, koreanShopperPages())
+	for name, c := range pages {
 		text := apiValue.ReplaceAllString(visibleText(render(t, c)), "")
 		for _, name := range []string{"Prometheus URL"} { // names, the same in Korean
 			text = strings.ReplaceAll(text, name, "")

@@ -159,6 +159,13 @@ func (p WaitingProps) block() string {
 	return string(p.Ticket.State)
 }
 
+// inLine reports whether the ticket holds a place the line keeps live: the
+// waiting block or the draw, which share the live status and leaving.
+func (p WaitingProps) inLine() bool {
+	b := p.block()
+	return b == string(StateWaiting) || b == blockDraw
+}
+
 // refreshSeconds is the tier interval rounded up to whole seconds.
 func (p WaitingProps) refreshSeconds() int {
 	if p.Ticket.NextUpdateMS <= 0 {

@@ -71,8 +71,9 @@ func TestWaitingPageWaiting(t *testing.T) {
 			}
 
 			// One polite, atomic live region, holding the place in line
-			// (and the reconnecting banner, hidden until the connection drops).
-			live := doc.Find(`[aria-live]`).Not(`[data-testid="reconnecting"]`)
+			// (and the reconnecting banners of the line and the draw, hidden
+			// until the connection drops).
+			live := doc.Find(`[aria-live]`).Not(`[data-testid="reconnecting"]`).Not(`[data-testid="draw-reconnecting"]`)
 			if live.Length() != 1 {
 				t.Fatalf("%d live regions, want 1", live.Length())
 			}

@@ -11,6 +11,7 @@ import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./emb
 import { secondsLeft } from "./format";
 import { blockFor, Page } from "./page";
 import { challengeBeside, solve } from "./pow";
+import { frozenNewcomer, REOPEN_FLOOR_MS } from "./reopen";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -78,16 +79,24 @@ function main(): void {
     tick();
   }
 
-  // The pre-queue's countdown to the opening, as on the waiting page.
+  // The pre-queue's countdown to the opening, as on the waiting page: when
+  // it runs out here the connection asks at once (the draw is pushed too,
+  // but a polling frame would wait).
   let opening: number | undefined;
   function openingIn(opensAt: string | null | undefined): void {
     const at = Date.parse(opensAt ?? "");
     window.clearTimeout(opening);
     if (!Number.isFinite(at)) return;
+    let counting = false;
     const tick = () => {
       const left = secondsLeft(at, Date.now());
       page.setOpening(left, new Date(at));
-      if (left > 0) opening = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+      if (left > 0) {
+        counting = true;
+        opening = window.setTimeout(tick, (at - Date.now()) % 1000 || 1000);
+      } else if (counting) {
+        conn?.nudge();
+      }
     };
     tick();
   }
@@ -221,8 +230,26 @@ function main(): void {
     }
   }
 
+  // A newcomer the room turned away while frozen (sold out, maintenance)
+  // has no ticket to follow: ask again at the room's pace (never faster
+  // than the floor) until the operator undoes it, without the joining step.
+  function askAgain(first: Ticket): void {
+    const mine = entering;
+    window.setTimeout(() => {
+      if (mine !== entering) return;
+      enterOnce().then(
+        (t) => mine === entering && live(t),
+        () => mine === entering && askAgain(first),
+      );
+    }, Math.max(REOPEN_FLOOR_MS, first.next_update_ms));
+  }
+
   function live(first: Ticket): void {
     show(first);
+    if (!first.ticket) {
+      if (frozenNewcomer(first)) askAgain(first);
+      return;
+    }
     if (isTerminal(first.state)) return;
     const base = `${api}/tickets/${encodeURIComponent(first.ticket)}`;
     conn = new Connection({

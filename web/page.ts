@@ -54,6 +54,9 @@ export class Page {
 
   /** showState shows the block for state and moves focus to it when it changes. */
   showState(state: Block): void {
+    // The live status and leaving go with a place in line: the waiting block or the draw.
+    const footer = this.el("live-status");
+    if (footer) footer.hidden = state !== "waiting" && state !== "draw";
     for (const s of BLOCKS) {
       const block = this.el(s);
       if (!block) continue;
@@ -111,12 +114,11 @@ export class Page {
     // Lost: say so out loud, and mark the numbers as the last known ones
     // until a message comes through again.
     const lost = s === "reconnecting";
-    const banner = this.el("reconnecting");
-    if (banner) banner.hidden = !lost;
-    const tag = this.el("stale-tag");
-    if (tag) tag.hidden = !lost;
-    const block = this.el("waiting");
-    if (block) block.toggleAttribute("data-stale", lost);
+    for (const id of ["reconnecting", "draw-reconnecting", "stale-tag"]) {
+      const el = this.el(id);
+      if (el) el.hidden = !lost;
+    }
+    for (const id of ["waiting", "draw"]) this.el(id)?.toggleAttribute("data-stale", lost);
   }
 
   /** setEnteredAt shows the time of entry in the visitor's own time zone. */

@@ -8,6 +8,7 @@ import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
 import { blockFor, Page } from "./page";
 import { fetchChallenge, solve } from "./pow";
+import { frozenNewcomer, reopen } from "./reopen";
 import { plural, Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
@@ -138,17 +139,40 @@ function main(): void {
     void check(root, room, d.challengeUrl, d.powWorker);
     return;
   }
-  const ticketID = d.ticket ?? "";
   const lang = d.lang || document.documentElement.lang || "en";
   const initial = parseTicketText(d.ticketJson ?? "");
   if (initial?.state === "full") {
     retryFull(root, initial.retry_after_s, readStrings(), lang);
     return;
   }
-  if (!room || !ticketID || !initial) return; // leave the no-JS page as it is
-
+  if (!room || !initial) return; // leave the no-JS page as it is
   const strings = readStrings();
   const page = new Page(root, strings, lang);
+  if (d.ticket) {
+    follow(root, room, lang, strings, page, initial);
+    return;
+  }
+  if (!frozenNewcomer(initial)) return;
+  // Sold out or closed for maintenance when this visitor came: no ticket,
+  // so nothing is pushed. Ask again until the operator undoes it, then
+  // follow the new place here, without a reload.
+  reopen(`/api/rooms/${encodeURIComponent(room)}/enter`, initial, {
+    still: (t) => {
+      page.renderMethod(t, "");
+      page.showState(blockFor(t));
+    },
+    placed: (t) => {
+      root.dataset.ticket = t.ticket;
+      follow(root, room, lang, strings, page, t);
+    },
+    other: () => location.reload(),
+  });
+}
+
+/** follow keeps the page live for the ticket initial.ticket. */
+function follow(root: HTMLElement, room: string, lang: string, strings: Strings, page: Page, initial: Ticket): void {
+  const d = root.dataset;
+  const ticketID = initial.ticket;
   // Countdowns run on the server's clock: the page says what time it was there.
   // Compare it with when the response arrived, not when this script runs:
   // time spent loading the page is not clock skew.

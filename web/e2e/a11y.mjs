@@ -11,7 +11,9 @@
 // (proof of work on), CLOSED_ROOM (ends_at passed) and SCHEDULED_ROOM
 // (opens_at ahead: the pre-queue); for the queueing methods DRAW_ROOM
 // (random, paused), MAINT_ROOM (reject), FULL_ROOM (max_waiting reached)
-// and SOLD_ROOM (paused, sold out and undone here).
+// and SOLD_ROOM (paused, sold out and undone here); for the embed
+// FRAMED_ROOM (paused) and FRAMED_SCHEDULED_ROOM (opens_at ahead), both
+// framed by BASE_URL's own origin, where a page made up here holds the frame.
 
 import { readFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
@@ -27,8 +29,12 @@ const MAINT_ROOM = need("MAINT_ROOM");
 const FULL_ROOM = need("FULL_ROOM");
 const SOLD_ROOM = need("SOLD_ROOM");
 const SCHEDULED_ROOM = need("SCHEDULED_ROOM");
+const FRAMED_ROOM = need("FRAMED_ROOM");
+const FRAMED_SCHEDULED_ROOM = need("FRAMED_SCHEDULED_ROOM");
 const SHOT_DIR = need("SHOT_DIR");
 const LANGS = (process.env.LANGS || "en,ko").split(",");
+/** PART: "line" (the waiting page's states, sold out, degraded) or "more" (see more). */
+const PART = process.env.PART || "line";
 const VIEWPORTS = [
   { name: "mobile", viewport: { width: 390, height: 844 } },
   { name: "desktop", viewport: { width: 1280, height: 800 } },
@@ -73,9 +79,9 @@ const results = []; // {state, lang, viewport, file, violations: [{id, impact, n
  * animations are left running: axe and the screenshot see the page as a
  * visitor does.
  */
-async function audit(page, state, lang, vp) {
-  if (!(await page.evaluate(() => typeof window.axe === "object"))) await page.evaluate(AXE);
-  const out = await page.evaluate(async () => {
+async function audit(page, state, lang, vp, target = page) {
+  if (!(await target.evaluate(() => typeof window.axe === "object"))) await target.evaluate(AXE);
+  const out = await target.evaluate(async () => {
     const r = await window.axe.run(document, { resultTypes: ["violations"] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => n.target.join(" ")) }));
   });
@@ -95,9 +101,105 @@ async function newPage(browser, lang, vp, extra = {}) {
 
 const pageErrors = [];
 
+/** pageString reads one of the catalogue strings the page carries for its script. */
+const pageString = (target, key) =>
+  target.evaluate((k) => JSON.parse(document.getElementById("waitroom-strings").textContent)[k] ?? null, key);
+
+/**
+ * framed opens a made-up shop page on BASE_URL's origin (in the rooms'
+ * allowed_embedders) that frames room's embed, and returns the frame once
+ * its block testid shows.
+ */
+async function framed(page, room, lang, testid) {
+  const origin = new URL(BASE_URL).origin;
+  const src = `/embed/rooms/${room}?parent=${encodeURIComponent(origin)}&lang=${lang}`;
+  await page.route(`${origin}/__shop/${room}`, (r) =>
+    r.fulfill({
+      contentType: "text/html; charset=utf-8",
+      body: `<!DOCTYPE html><html lang="${lang}"><head><meta charset="utf-8"><title>Shop</title><link rel="icon" href="data:,"></head><body><main><iframe title="Waiting room" src="${src}" style="display:block;width:100%;height:640px;border:0"></iframe></main></body></html>`,
+    }),
+  );
+  await page.goto(`${origin}/__shop/${room}`, { waitUntil: "domcontentloaded" });
+  try {
+    await page.frameLocator("iframe").locator(q(testid)).waitFor({ state: "visible", timeout: 20_000 });
+  } catch {
+    throw new Error(`the embed of ${room}: ${q(testid)} not visible within 20 s`);
+  }
+  return page.frames().find((f) => f.url().includes("/embed/rooms/"));
+}
+
+const combos = LANGS.flatMap((lang) => VIEWPORTS.map((vp) => ({ lang, vp })));
+
+/**
+ * more is PART=more: the states around the line, in a run of their own so
+ * each run fits its budget on a loaded machine: the pre-queue after its
+ * count (draw pending), the embed in a shop's frame (in line, pre-queue),
+ * a room that does not exist, the page of a room without checkout, and the
+ * accept page once the line is back.
+ */
+async function more(browser) {
+  const facts = { drawPending: [], acceptRecovered: [] };
+  for (const { lang, vp } of combos) {
+    {
+      // The count over, the draw not yet heard: the page's clock is moved
+      // past the opening (the server's is not, so the draw never comes).
+      const { context, page } = await newPage(browser, lang, vp);
+      await page.clock.install({ time: new Date() });
+      await page.goto(`${BASE_URL}/rooms/${SCHEDULED_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "scheduled", "the pre-queue before the opening");
+      const drawing = await pageString(page, "scheduled.drawing");
+      await page.clock.fastForward(3 * 3600 * 1000);
+      await page.locator(q("opens-countdown")).filter({ hasText: drawing }).waitFor({ timeout: 20_000 });
+      facts.drawPending.push({ lang, viewport: vp.name, text: (await page.locator(q("opens-countdown")).textContent()).trim() });
+      await audit(page, "draw-pending", lang, vp);
+      await context.close();
+    }
+    {
+      // The embed, in a shop's frame: in line, and in the pre-queue.
+      const { context, page } = await newPage(browser, lang, vp);
+      let frame = await framed(page, FRAMED_ROOM, lang, "waiting");
+      await page.frameLocator("iframe").locator(LIVE).waitFor({ state: "attached", timeout: 20_000 });
+      await audit(page, "embed", lang, vp, frame);
+      frame = await framed(page, FRAMED_SCHEDULED_ROOM, lang, "scheduled");
+      await audit(page, "embed-scheduled", lang, vp, frame);
+      await context.close();
+    }
+    {
+      // The pages around the line: a room that does not exist, and where a
+      // room's default target_url leads until its operator sets one.
+      const { context, page } = await newPage(browser, lang, vp);
+      await page.goto(`${BASE_URL}/rooms/no-such-room?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "not-found", "the page of a room that does not exist");
+      await audit(page, "not-found", lang, vp);
+      await page.goto(`${BASE_URL}/checkout-not-configured?room=${ROOM}&lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await page.locator("main h1").first().waitFor({ state: "visible", timeout: 20_000 });
+      await audit(page, "no-checkout", lang, vp);
+      await context.close();
+    }
+    {
+      // The accept page once the line is back: the notice, then the move to
+      // the line, which answers 204 here so the page stays for the audit.
+      const { context, page } = await newPage(browser, lang, vp);
+      const toLine = (u) => new URL(u).pathname === `/rooms/${ROOM}`;
+      await page.route((u) => toLine(u.href), (r) => r.fulfill({ status: 204 }));
+      const moved = page.waitForRequest((r) => toLine(r.url()), { timeout: 20_000 });
+      await page.goto(`${BASE_URL}/rooms/${ROOM}/accept?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "line-back", "the accept page's way back to the line");
+      await page.locator(q("accept-recovered")).filter({ hasText: /\S/ }).waitFor({ timeout: 20_000 });
+      const notice = (await page.locator(q("accept-recovered")).textContent()).trim();
+      const expected = await pageString(page, "accept.recovered");
+      await moved;
+      facts.acceptRecovered.push({ lang, viewport: vp.name, notice, expected, moved: true });
+      await audit(page, "accept-recovered", lang, vp);
+      await context.close();
+    }
+  }
+  return { results, facts, pageErrors };
+}
+
 await run(async (browser, seen) => {
   Object.assign(seen, { results, pageErrors });
-  const combos = LANGS.flatMap((lang) => VIEWPORTS.map((vp) => ({ lang, vp })));
+  if (PART === "more") return more(browser);
   const open = []; // one live visitor per combination, kept for the later states
   const facts = { reconnect: [], left: [], early: [] };
 
