@@ -187,7 +187,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if c := v.SessionCookie; c == nil || !c.HTTPOnly || c.SameSite != "Strict" || c.Path != "/admin" {
 		t.Errorf("session cookie %+v", c)
 	}
-	capMsg := apiMessage(t, `{"capacity": 0}`)
+	capMsg := saidIn(t, templates.English, `{"capacity": 0}`)
 	if v.TypingError != capMsg || v.SubmitError != capMsg || v.SubmitStatusPath != "/admin/create" {
 		t.Errorf("capacity 0: while typing %q, on submit %q at %s; want %q", v.TypingError, v.SubmitError, v.SubmitStatusPath, capMsg)
 	}
