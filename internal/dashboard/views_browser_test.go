@@ -27,6 +27,7 @@ type viewsRun struct {
 			Nodes      []string
 		}
 		English, Keys, Broken []string
+		Overflow              int
 	}
 	PageErrors []string
 	Seen       map[string]struct{ Reason, Signal string }
@@ -36,7 +37,8 @@ type viewsRun struct {
 // the list, a room with adaptive activation on, sold out, before its
 // opening and after its draw, a drill, the new, refused, edit and delete
 // forms, an error page) at 390 and 1280 px in English and Korean has no
-// axe-core violation, no catalogue key shown raw and no word broken inside;
+// axe-core violation, no catalogue key shown raw, no word broken inside and
+// nothing wider than the screen;
 // in Korean it shows no English word but names (room ids and titles, the
 // server's id, Redis, URL, units), so a string not taken from the
 // catalogue fails here. Screenshots go to test-output/browser.
@@ -144,6 +146,9 @@ func TestEveryDashboardViewInChromium(t *testing.T) {
 		}
 		if len(r.Broken) > 0 {
 			t.Errorf("%s: words broken inside: %q", at, r.Broken)
+		}
+		if r.Overflow > 1 {
+			t.Errorf("%s: the page is %d px wider than the screen", at, r.Overflow)
 		}
 		checkPNG(t, r.File, r.Width)
 	}
