@@ -18,36 +18,38 @@ func jsonFieldError(err error) error {
 			field = "body"
 		}
 		if typeErr.Type == localTextType {
-			return &FieldError{Field: field, Message: `must be a string or an object of strings by language ({"en": "…", "ko": "…"})`}
+			return fieldErr(field, RuleLocalText, `must be a string or an object of strings by language ({"en": "…", "ko": "…"})`)
 		}
-		return &FieldError{Field: field, Message: "must be " + jsonKind(typeErr.Type.Kind().String())}
+		kind, rule := jsonKind(typeErr.Type.Kind().String())
+		return fieldErr(field, rule, "must be %s", kind)
 	case errors.As(err, &syntaxErr), errors.Is(err, io.ErrUnexpectedEOF):
-		return &FieldError{Field: "body", Message: "is not valid JSON"}
+		return fieldErr("body", RuleJSON, "is not valid JSON")
 	case errors.Is(err, io.EOF):
-		return &FieldError{Field: "body", Message: "is empty"}
+		return fieldErr("body", RuleJSONEmpty, "is empty")
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
 		if name == "" {
-			return &FieldError{Field: "body", Message: "has a field with an empty name"}
+			return fieldErr("body", RuleEmptyName, "has a field with an empty name")
 		}
-		return &FieldError{Field: name, Message: "is not a known field"}
+		return fieldErr(name, RuleUnknownField, "is not a known field")
 	default:
-		return &FieldError{Field: "body", Message: err.Error()}
+		return fieldErr("body", RuleJSON, "%s", err.Error())
 	}
 }
 
-func jsonKind(k string) string {
+// jsonKind is what a JSON value of Go kind k must be, in words and as a rule.
+func jsonKind(k string) (string, Rule) {
 	switch k {
 	case "int", "int64", "int32", "float64":
-		return "a number"
+		return "a number", RuleNumber
 	case "string":
-		return "a string"
+		return "a string", RuleString
 	case "bool":
-		return "true or false"
+		return "true or false", RuleBool
 	case "slice":
-		return "a list"
+		return "a list", RuleList
 	case "struct", "ptr":
-		return "an object"
+		return "an object", RuleObject
 	}
-	return "of another type"
+	return "of another type", RuleType
 }

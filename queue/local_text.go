@@ -111,15 +111,17 @@ func (t LocalText) check(field string, limit int) error {
 		return runesAtMost(field, t.text, limit)
 	}
 	if len(t.byLang) == 0 {
-		return fieldErr(field, "must be a text or name at least one language (%s)", strings.Join(vocab.Languages, ", "))
+		return fieldErr(field, RuleTextOrLangs, "must be a text or name at least one language (%s)", strings.Join(vocab.Languages, ", ")).
+			with("langs", strings.Join(vocab.Languages, ", "))
 	}
 	for _, l := range slices.Sorted(maps.Keys(t.byLang)) {
 		sub := field + "." + l
 		if !slices.Contains(vocab.Languages, l) {
-			return fieldErr(sub, "is not a supported language: use %s", strings.Join(vocab.Languages, ", "))
+			return fieldErr(sub, RuleLang, "is not a supported language: use %s", strings.Join(vocab.Languages, ", ")).
+				with("langs", strings.Join(vocab.Languages, ", "))
 		}
 		if strings.TrimSpace(t.byLang[l]) == "" {
-			return fieldErr(sub, "must not be empty (leave the language out to fall back to English)")
+			return fieldErr(sub, RuleLangEmpty, "must not be empty (leave the language out to fall back to English)")
 		}
 		if err := runesAtMost(sub, t.byLang[l], limit); err != nil {
 			return err
@@ -130,7 +132,7 @@ func (t LocalText) check(field string, limit int) error {
 
 func runesAtMost(field, v string, n int) error {
 	if utf8.RuneCountInString(v) > n {
-		return fieldErr(field, "must be at most %d characters", n)
+		return fieldErr(field, RuleMaxChars, "must be at most %d characters", n).with("n", n)
 	}
 	return nil
 }

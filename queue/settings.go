@@ -276,14 +276,14 @@ func FindSettingField(name string) (SettingField, bool) {
 
 func between(field string, v, lo, hi int64) error {
 	if v < lo || v > hi {
-		return fieldErr(field, "must be between %d and %d", lo, hi)
+		return fieldErr(field, RuleBetween, "must be between %d and %d", lo, hi).with("min", lo, "max", hi)
 	}
 	return nil
 }
 
 func atMost(field string, v string, n int) error {
 	if len(v) > n {
-		return fieldErr(field, "must be at most %d characters", n)
+		return fieldErr(field, RuleMaxChars, "must be at most %d characters", n).with("n", n)
 	}
 	return nil
 }
@@ -304,7 +304,7 @@ var SettingFields = []SettingField{
 		Doc: "where admitted users go: an absolute http(s) URL with a host (no user info), or a path starting with a single `/`; no `\\`, spaces or control characters anywhere (browsers read `/\\evil` as `//evil`, another site); percent-escapes such as `/%5C…` stay escaped and are allowed; at most 2048 characters",
 		check: func(s *Settings) error {
 			if err := validateTargetURL(s.TargetURL); err != nil {
-				return fieldErr("target_url", "%v", err)
+				return err.at("target_url")
 			}
 			return nil
 		}},
@@ -313,7 +313,8 @@ var SettingFields = []SettingField{
 		Doc: "`always` (the line is on), `off` (everyone is admitted at once) or `adaptive` (see `adaptive`)",
 		check: func(s *Settings) error {
 			if s.Activation != ActivationAlways && s.Activation != ActivationOff && s.Activation != ActivationAdaptive {
-				return fieldErr("activation", "must be %q, %q or %q", ActivationAlways, ActivationOff, ActivationAdaptive)
+				return fieldErr("activation", RuleOneOf, "must be %q, %q or %q", ActivationAlways, ActivationOff, ActivationAdaptive).
+					with("choices", choices(ActivationAlways, ActivationOff, ActivationAdaptive))
 			}
 			return nil
 		}},
@@ -327,7 +328,8 @@ var SettingFields = []SettingField{
 			case MethodFIFO, MethodRandom, MethodPassthrough, MethodReject:
 				return nil
 			}
-			return fieldErr("queueing_method", "must be %q, %q, %q or %q", MethodFIFO, MethodRandom, MethodPassthrough, MethodReject)
+			return fieldErr("queueing_method", RuleOneOf, "must be %q, %q, %q or %q", MethodFIFO, MethodRandom, MethodPassthrough, MethodReject).
+				with("choices", choices(MethodFIFO, MethodRandom, MethodPassthrough, MethodReject))
 		}},
 	{Name: "sold_out", Section: SectionBasics, Kind: KindBool,
 		Doc: "the sale has ended: newcomers and everyone in line see the sold out page, nobody is admitted or dropped; admitted visitors keep their tokens; undoing it puts the line back as it was"},
@@ -337,7 +339,7 @@ var SettingFields = []SettingField{
 		Doc: "the most people in line; newcomers beyond it get `full` (no place, try again later), those in line keep theirs; 0 is no limit",
 		check: func(s *Settings) error {
 			if s.MaxWaiting < 0 || s.MaxWaiting > 100_000_000 {
-				return fieldErr("max_waiting", "must be between 0 (no limit) and 100000000")
+				return fieldErr("max_waiting", RuleBetweenNoLimit, "must be between 0 (no limit) and 100000000").with("max", 100_000_000)
 			}
 			return nil
 		}},
@@ -347,7 +349,7 @@ var SettingFields = []SettingField{
 		Doc: "RFC 3339; before it enter puts visitors in a pre-queue (`scheduled`), at it they get random places ahead of later arrivals",
 		check: func(s *Settings) error {
 			if s.OpensAt != nil && s.EndsAt != nil && !s.OpensAt.Before(*s.EndsAt) {
-				return fieldErr("opens_at", "must be before ends_at")
+				return fieldErr("opens_at", RuleBeforeEndsAt, "must be before ends_at")
 			}
 			return nil
 		}},
@@ -372,7 +374,7 @@ var SettingFields = []SettingField{
 	{Name: "theme_color", Section: SectionLook, Kind: KindColour, Doc: "the waiting page's accent: `#rgb` or `#rrggbb`",
 		check: func(s *Settings) error {
 			if s.ThemeColor != "" && !ValidThemeColor(s.ThemeColor) {
-				return fieldErr("theme_color", "must be #rgb or #rrggbb")
+				return fieldErr("theme_color", RuleColour, "must be #rgb or #rrggbb")
 			}
 			return nil
 		}},
@@ -382,7 +384,7 @@ var SettingFields = []SettingField{
 				return nil
 			}
 			if err := validateTargetURL(s.LogoURL); err != nil {
-				return fieldErr("logo_url", "%v", err)
+				return err.at("logo_url")
 			}
 			return nil
 		}},
@@ -394,18 +396,18 @@ var SettingFields = []SettingField{
 	{Name: "user_secret", Section: SectionProtection, Kind: KindSecret, Doc: "HS256 secret of the shop's user tokens (16+ characters)",
 		check: func(s *Settings) error {
 			if len(s.UserSecret) > 0 && len(s.UserSecret) < 16 {
-				return fieldErr("user_secret", "must be at least 16 characters when set")
+				return fieldErr("user_secret", RuleMinChars, "must be at least 16 characters when set").with("n", 16)
 			}
 			return nil
 		}},
 	{Name: "allowed_embedders", Section: SectionProtection, Kind: KindList, Doc: "origins allowed to frame `/embed/rooms/{room}` (at most 20)",
 		check: func(s *Settings) error {
 			if len(s.AllowedEmbedders) > 20 {
-				return fieldErr("allowed_embedders", "must list at most 20 origins")
+				return fieldErr("allowed_embedders", RuleMaxItems, "must list at most 20 origins").with("n", 20)
 			}
 			for i, o := range s.AllowedEmbedders {
 				if err := validateOrigin(o); err != nil {
-					return fieldErr(fmt.Sprintf("allowed_embedders[%d]", i), "%v", err)
+					return err.at(fmt.Sprintf("allowed_embedders[%d]", i))
 				}
 			}
 			return nil
@@ -415,7 +417,7 @@ var SettingFields = []SettingField{
 			Doc: "`on` or `off`: entering takes a proof-of-work solution",
 			check: func(s *Settings) error {
 				if p := s.BotProtection.ProofOfWork; p != ProofOfWorkOn && p != ProofOfWorkOff {
-					return fieldErr("bot_protection.proof_of_work", `must be "on" or "off"`)
+					return fieldErr("bot_protection.proof_of_work", RuleOneOf, `must be "on" or "off"`).with("choices", choices(ProofOfWorkOn, ProofOfWorkOff))
 				}
 				return nil
 			}},
@@ -426,14 +428,14 @@ var SettingFields = []SettingField{
 		{Name: "bot_protection.enters_per_ip_per_minute", Kind: KindNumber, Doc: "new places one client may take per minute (GCRA, burst = the limit); 0 is no limit",
 			check: func(s *Settings) error {
 				if v := s.BotProtection.EntersPerIPPerMinute; v < 0 || v > 1_000_000 {
-					return fieldErr("bot_protection.enters_per_ip_per_minute", "must be between 0 (no limit) and 1000000")
+					return fieldErr("bot_protection.enters_per_ip_per_minute", RuleBetweenNoLimit, "must be between 0 (no limit) and 1000000").with("max", 1_000_000)
 				}
 				return nil
 			}},
 		{Name: "bot_protection.places_per_ip", Kind: KindNumber, Doc: "live places (waiting or admitted) one client may hold; 0 is no limit",
 			check: func(s *Settings) error {
 				if v := s.BotProtection.PlacesPerIP; v < 0 || v > 1_000_000 {
-					return fieldErr("bot_protection.places_per_ip", "must be between 0 (no limit) and 1000000")
+					return fieldErr("bot_protection.places_per_ip", RuleBetweenNoLimit, "must be between 0 (no limit) and 1000000").with("max", 1_000_000)
 				}
 				return nil
 			}},
@@ -441,7 +443,7 @@ var SettingFields = []SettingField{
 	{Name: "max_quantity", Section: SectionProtection, Kind: KindNumber, Doc: "the most `quantity` one intent may ask for in degraded mode; 0 is no cap",
 		check: func(s *Settings) error {
 			if s.MaxQuantity < 0 || s.MaxQuantity > 1_000_000 {
-				return fieldErr("max_quantity", "must be between 0 (no cap) and 1000000")
+				return fieldErr("max_quantity", RuleBetweenNoCap, "must be between 0 (no cap) and 1000000").with("max", 1_000_000)
 			}
 			return nil
 		}},
@@ -450,7 +452,7 @@ var SettingFields = []SettingField{
 		Doc: "with `activation: \"adaptive\"`: the line opens when a reading reaches `open_at` and closes after `windows_to_close` windows below `close_at`; while closed, entries are admitted at once (capacity still counted, tokens still issued), but never ahead of people still waiting; when the signal cannot be read the room keeps its state",
 		check: func(s *Settings) error {
 			if s.Activation == ActivationAdaptive && s.Adaptive == nil {
-				return fieldErr("adaptive", "is required with activation \"adaptive\"")
+				return fieldErr("adaptive", RuleAdaptiveNeeded, "is required with activation \"adaptive\"")
 			}
 			return nil
 		},
@@ -459,42 +461,43 @@ var SettingFields = []SettingField{
 				Doc: "`prometheus` (a PromQL query), `gate_inflight` (the gate's in-flight requests ÷ capacity) or `gate_latency` (its p95 ÷ `latency_target_ms`)",
 				check: func(s *Settings) error {
 					if a := s.Adaptive; a.Signal != SignalPrometheus && a.Signal != SignalGateInflight && a.Signal != SignalGateLatency {
-						return fieldErr("adaptive.signal", "must be prometheus, gate_inflight or gate_latency")
+						return fieldErr("adaptive.signal", RuleOneOf, "must be prometheus, gate_inflight or gate_latency").
+							with("choices", choices(SignalPrometheus, SignalGateInflight, SignalGateLatency))
 					}
 					return nil
 				}},
 			{Name: "adaptive.prometheus_url", Kind: KindURL, Doc: "the Prometheus HTTP API base URL (signal `prometheus`)",
 				check: func(s *Settings) error {
 					if a := s.Adaptive; a.Signal == SignalPrometheus && validateURL(a.PrometheusURL, false) != nil {
-						return fieldErr("adaptive.prometheus_url", "must be the Prometheus HTTP API base URL")
+						return fieldErr("adaptive.prometheus_url", RulePrometheusURL, "must be the Prometheus HTTP API base URL")
 					}
 					return nil
 				}},
 			{Name: "adaptive.query", Kind: KindText, Doc: "the PromQL instant query (signal `prometheus`)",
 				check: func(s *Settings) error {
 					if a := s.Adaptive; a.Signal == SignalPrometheus && a.Query == "" {
-						return fieldErr("adaptive.query", "is required with signal prometheus")
+						return fieldErr("adaptive.query", RuleNeededBySignal, "is required with signal prometheus").with("signal", SignalPrometheus)
 					}
 					return nil
 				}},
 			{Name: "adaptive.latency_target_ms", Kind: KindNumber, Doc: "the latency that reads as 1 (signal `gate_latency`)",
 				check: func(s *Settings) error {
 					if a := s.Adaptive; a.Signal == SignalGateLatency && a.LatencyTargetMS <= 0 {
-						return fieldErr("adaptive.latency_target_ms", "must be positive with signal gate_latency")
+						return fieldErr("adaptive.latency_target_ms", RulePositiveSignal, "must be positive with signal gate_latency").with("signal", SignalGateLatency)
 					}
 					return nil
 				}},
 			{Name: "adaptive.open_at", Kind: KindDecimal, Doc: "the reading that opens the line",
 				check: func(s *Settings) error {
 					if s.Adaptive.OpenAt <= 0 {
-						return fieldErr("adaptive.open_at", "must be positive")
+						return fieldErr("adaptive.open_at", RulePositive, "must be positive")
 					}
 					return nil
 				}},
 			{Name: "adaptive.close_at", Kind: KindDecimal, Doc: "the reading below which windows count towards closing (below `open_at`)",
 				check: func(s *Settings) error {
 					if a := s.Adaptive; a.CloseAt < 0 || a.CloseAt >= a.OpenAt {
-						return fieldErr("adaptive.close_at", "must be at least 0 and below open_at")
+						return fieldErr("adaptive.close_at", RuleBelowOpenAt, "must be at least 0 and below open_at")
 					}
 					return nil
 				}},
@@ -506,14 +509,6 @@ var SettingFields = []SettingField{
 				}},
 		}},
 }
-
-// FieldError names the setting that is wrong, so the API can say which.
-type FieldError struct {
-	Field   string
-	Message string
-}
-
-func (e *FieldError) Error() string { return e.Field + ": " + e.Message }
 
 var (
 	themeColorPattern = regexp.MustCompile(`^(?:` + ThemeColorPattern + `)$`)
@@ -591,13 +586,10 @@ func (s *Settings) Validate() error {
 		longest = max(longest, t.IntervalMS)
 	}
 	if s.AbandonAfterS < MinAbandonAfterS || s.AbandonAfterS*1000 < 2*longest {
-		return fieldErr("abandon_after_s", "must be at least %d and at least twice the longest tier interval (%d ms)", MinAbandonAfterS, longest)
+		return fieldErr("abandon_after_s", RuleAbandonAfter, "must be at least %d and at least twice the longest tier interval (%d ms)", MinAbandonAfterS, longest).
+			with("min", MinAbandonAfterS, "longest", longest)
 	}
 	return nil
-}
-
-func fieldErr(field, format string, args ...any) error {
-	return &FieldError{Field: field, Message: fmt.Sprintf(format, args...)}
 }
 
 // ThemeColorPattern is a theme colour, #rgb or #rrggbb, unanchored as an
@@ -610,27 +602,27 @@ func ValidThemeColor(c string) bool { return themeColorPattern.MatchString(c) }
 
 func validateTiers(tiers []Tier) error {
 	if len(tiers) == 0 {
-		return fieldErr("tiers", "must list at least one tier")
+		return fieldErr("tiers", RuleTiersEmpty, "must list at least one tier")
 	}
 	var last int64
 	for i, t := range tiers {
 		field := fmt.Sprintf("tiers[%d]", i)
 		if t.IntervalMS < 100 || t.IntervalMS > 600_000 {
-			return fieldErr(field+".interval_ms", "must be between 100 and 600000")
+			return fieldErr(field+".interval_ms", RuleBetween, "must be between 100 and 600000").with("min", 100, "max", 600_000)
 		}
 		if t.MaxPosition == nil {
 			if i != len(tiers)-1 {
-				return fieldErr(field+".max_position", "only the last tier may be open-ended (null)")
+				return fieldErr(field+".max_position", RuleTierOpenLast, "only the last tier may be open-ended (null)")
 			}
 			continue
 		}
 		if *t.MaxPosition <= last {
-			return fieldErr(field+".max_position", "must be greater than the tier before")
+			return fieldErr(field+".max_position", RuleTierAscending, "must be greater than the tier before")
 		}
 		last = *t.MaxPosition
 	}
 	if tiers[len(tiers)-1].MaxPosition != nil {
-		return fieldErr(fmt.Sprintf("tiers[%d].max_position", len(tiers)-1), "the last tier must be open-ended (null)")
+		return fieldErr(fmt.Sprintf("tiers[%d].max_position", len(tiers)-1), RuleTierLastOpen, "the last tier must be open-ended (null)")
 	}
 	return nil
 }
@@ -646,37 +638,37 @@ const maxURLLen = 2048
 // characters and spaces are refused too, since browsers strip or drop them
 // before parsing (" //evil" is "//evil"). Percent-escapes stay escaped in a
 // browser ("/%5Cevil" is a path here), so they are allowed.
-func validateTargetURL(raw string) error {
+func validateTargetURL(raw string) *FieldError {
 	return validateURL(raw, true)
 }
 
 // validateURL is validateTargetURL for browsers (paths allowed, user info
 // refused), or for a server-side base URL such as prometheus_url (absolute
 // only; user info is its basic auth).
-func validateURL(raw string, browser bool) error {
+func validateURL(raw string, browser bool) *FieldError {
 	switch {
 	case raw == "":
-		return fmt.Errorf("is required")
+		return fieldErr("", RuleRequired, "is required")
 	case len(raw) > maxURLLen:
-		return fmt.Errorf("must be at most %d characters", maxURLLen)
+		return fieldErr("", RuleMaxChars, "must be at most %d characters", maxURLLen).with("n", maxURLLen)
 	case strings.ContainsFunc(raw, func(r rune) bool {
 		return r <= ' ' || r == 0x7f || r == '\\' || unicode.IsSpace(r) || unicode.IsControl(r)
 	}):
-		return fmt.Errorf("must not contain spaces, control characters or backslashes")
+		return fieldErr("", RuleURLChars, "must not contain spaces, control characters or backslashes")
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("is not a URL")
+		return fieldErr("", RuleURL, "is not a URL")
 	}
 	if u.Scheme != "" {
 		if u.Scheme != "http" && u.Scheme != "https" {
-			return fmt.Errorf("must be http or https")
+			return fieldErr("", RuleURLScheme, "must be http or https")
 		}
 		if u.Host == "" || u.Opaque != "" || strings.HasPrefix(u.Host, ":") {
-			return fmt.Errorf("must have a host")
+			return fieldErr("", RuleURLHost, "must have a host")
 		}
 		if browser && u.User != nil {
-			return fmt.Errorf("must not carry user info")
+			return fieldErr("", RuleURLUserInfo, "must not carry user info")
 		}
 		return nil
 	}
@@ -684,21 +676,21 @@ func validateURL(raw string, browser bool) error {
 		return nil
 	}
 	if !browser {
-		return fmt.Errorf("must be an absolute http(s) URL")
+		return fieldErr("", RuleURLAbsolute, "must be an absolute http(s) URL")
 	}
-	return fmt.Errorf("must be an absolute http(s) URL or a path starting with a single /")
+	return fieldErr("", RuleURLOrPath, "must be an absolute http(s) URL or a path starting with a single /")
 }
 
 // validateOrigin accepts an origin exactly as a browser serializes it
 // (lowercase, no default port, no path), because it is compared with
 // MessageEvent.origin and put into Content-Security-Policy as it is.
-func validateOrigin(raw string) error {
+func validateOrigin(raw string) *FieldError {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("must be an origin: http(s)://host[:port]")
+		return fieldErr("", RuleOrigin, "must be an origin: http(s)://host[:port]")
 	}
 	if u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" || strings.ContainsAny(raw, "?#*") {
-		return fmt.Errorf("must be an origin, without path, query or wildcard: http(s)://host[:port]")
+		return fieldErr("", RuleOriginBare, "must be an origin, without path, query or wildcard: http(s)://host[:port]")
 	}
 	canon := u.Scheme + "://" + strings.ToLower(u.Hostname())
 	if strings.Contains(u.Hostname(), ":") {
@@ -708,7 +700,7 @@ func validateOrigin(raw string) error {
 		canon += ":" + p
 	}
 	if canon != raw {
-		return fmt.Errorf("must be written as the browser writes the origin: %s", canon)
+		return fieldErr("", RuleOriginAsSent, "must be written as the browser writes the origin: %s", canon).with("origin", canon)
 	}
 	return nil
 }
@@ -747,7 +739,7 @@ func DecodeStrict(data []byte, v any) error {
 		return jsonFieldError(err)
 	}
 	if dec.More() {
-		return &FieldError{Field: "body", Message: "must hold one JSON object"}
+		return fieldErr("body", RuleOneObject, "must hold one JSON object")
 	}
 	return nil
 }

@@ -64,6 +64,10 @@ func TestParseSettingsNamesTheBadField(t *testing.T) {
 		var fe *FieldError
 		if !errors.As(err, &fe) || fe.Field != field {
 			t.Errorf("%s: %v, want a FieldError on %s", body, err, field)
+			continue
+		}
+		if !slices.Contains(Rules, fe.Rule) {
+			t.Errorf("%s: %v names rule %q, not one of Rules", body, err, fe.Rule)
 		}
 	}
 }
@@ -81,8 +85,8 @@ func FuzzParseSettings(f *testing.F) {
 		s, err := ParseSettings(data)
 		if err != nil {
 			var fe *FieldError
-			if !errors.As(err, &fe) || fe.Field == "" {
-				t.Fatalf("error without a field: %v", err)
+			if !errors.As(err, &fe) || fe.Field == "" || !slices.Contains(Rules, fe.Rule) {
+				t.Fatalf("error without a field or a rule: %v (rule %q)", err, fe.Rule)
 			}
 			return
 		}
@@ -216,6 +220,33 @@ func TestFieldErrorsNameDeclaredFields(t *testing.T) {
 		name, _, _ := strings.Cut(fe.Field, "[")
 		if _, ok := FindSettingField(name); !ok {
 			t.Errorf("%s names %s, which is not declared", body, fe.Field)
+		}
+		if !slices.Contains(Rules, fe.Rule) {
+			t.Errorf("%s: %v names rule %q, not one of Rules", body, err, fe.Rule)
+		}
+	}
+}
+
+// TestFieldErrorsCarryTheirFigures: a page that says a rule in its own
+// words gets the figures the English message names.
+func TestFieldErrorsCarryTheirFigures(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"capacity": 0}`: `between map[max:1000000 min:1]`,
+		`{"tiers": [{"max_position": null, "interval_ms": 30000}]}`: `abandon_after map[longest:30000 min:20]`,
+		`{"allowed_embedders": ["https://A.example"]}`:              `origin_as_sent map[origin:https://a.example]`,
+		`{"title": {"ko": "` + strings.Repeat("가", 201) + `"}}`:     `max_chars map[n:200]`,
+		`{"capacity": "ten"}`:            `number map[]`,
+		`{"queueing_method": "lottery"}`: `one_of map[choices:fifo, random, passthrough, reject]`,
+		`{"target_url": "ftp://x"}`:      `url_scheme map[]`,
+		`{"activation": "adaptive", "adaptive": {"signal": "gate_latency", "open_at": 1}}`: `positive_by_signal map[signal:gate_latency]`,
+	} {
+		_, err := ParseSettings([]byte(body))
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: %v", body, err)
+		}
+		if got := fmt.Sprintf("%s %v", fe.Rule, fe.Params); got != want {
+			t.Errorf("%s: %s, want %s", body, got, want)
 		}
 	}
 }

@@ -66,14 +66,19 @@ type AdminRoomView struct {
 	Activation      string            `json:"activation"` // always, off, adaptive
 	// LineOn is whether the line is on; nil when unknown (adaptive without a reader).
 	LineOn *bool `json:"line_on"`
-	// LineReasonKey names a catalogue string; LineReason is free text from
-	// the adaptive controller. One of them is set.
-	LineReasonKey string      `json:"line_reason_key"`
-	LineReason    string      `json:"line_reason"`
-	WaitP50S      *float64    `json:"wait_p50_s"`
-	WaitP95S      *float64    `json:"wait_p95_s"`
-	Point         AdminPoint  `json:"point"` // the latest sample
-	Health        AdminHealth `json:"health"`
+	// LineReasonKey names a catalogue string, filled from LineReasonArgs;
+	// LineReason is the adaptive controller's English, for a state that
+	// names no cause. One of them is set.
+	LineReasonKey  string            `json:"line_reason_key"`
+	LineReasonArgs map[string]string `json:"line_reason_args,omitempty"`
+	LineReason     string            `json:"line_reason"`
+	// LineSignalError is why the adaptive signal could not be read (its
+	// error, not words: shown as code); "" when it was.
+	LineSignalError string      `json:"line_signal_error,omitempty"`
+	WaitP50S        *float64    `json:"wait_p50_s"`
+	WaitP95S        *float64    `json:"wait_p95_s"`
+	Point           AdminPoint  `json:"point"` // the latest sample
+	Health          AdminHealth `json:"health"`
 }
 
 // AdminRoomSummary is a row of the rooms list.
@@ -304,7 +309,11 @@ func adminLineText(lang Lang, v AdminRoomView) string {
 
 func adminLineReason(lang Lang, v AdminRoomView) string {
 	if v.LineReasonKey != "" {
-		return T(lang, v.LineReasonKey)
+		s := T(lang, v.LineReasonKey)
+		for k, a := range v.LineReasonArgs {
+			s = strings.ReplaceAll(s, "{"+k+"}", a)
+		}
+		return s
 	}
 	return v.LineReason
 }

@@ -55,6 +55,8 @@ func koreanPages() map[string]templ.Component {
 // styles) and the attributes read to a screen-reader user.
 func visibleText(doc *goquery.Document) string {
 	doc.Find("script, style").Remove()
+	// Text marked as another language (a language's own name) is meant so.
+	doc.Find("[lang]").Not("html, [lang=ko]").Remove()
 	var b strings.Builder
 	b.WriteString(doc.Text())
 	doc.Find("[aria-label], [placeholder], [title], [alt]").Each(func(_ int, s *goquery.Selection) {

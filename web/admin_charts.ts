@@ -57,6 +57,17 @@ export function chartValue(v: number | null | undefined, decimals: number, lang:
   }
 }
 
+/** clockFormat shows a sample's time of day as lang does ("오후 3:04:05"), not uPlot's English "3:04:05pm". */
+export function clockFormat(lang: string, seconds: boolean): (unixSeconds: number) => string {
+  let f: Intl.DateTimeFormat;
+  try {
+    f = new Intl.DateTimeFormat(lang, { hour: "numeric", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+  } catch {
+    f = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+  }
+  return (s: number) => f.format(new Date(s * 1000));
+}
+
 export class Charts {
   private plots: { plot: uPlot; def: ChartDef; el: HTMLElement }[] = [];
 
@@ -67,6 +78,8 @@ export class Charts {
     lang: string,
   ) {
     const all = defs(strings);
+    const legendTime = clockFormat(lang, true);
+    const axisTime = clockFormat(lang, false);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
       const def = all[el.dataset.chart ?? ""];
       if (!def) continue;
@@ -76,9 +89,12 @@ export class Charts {
         legend: { show: true },
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
-        axes: [{}, { size: 56, label: t(strings, def.unit), labelSize: 18 }],
+        axes: [
+          { values: (_u: uPlot, splits: number[]) => splits.map((v) => axisTime(v)) },
+          { size: 56, label: t(strings, def.unit), labelSize: 18 },
+        ],
         series: [
-          { label: t(strings, "admin.chart.time") },
+          { label: t(strings, "admin.chart.time"), value: (_u: uPlot, v: number | null) => (v === null ? "–" : legendTime(v)) },
           ...def.fields.map((_, i) => ({
             label: def.labels[i],
             stroke: def.colors[i],

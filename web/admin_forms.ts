@@ -58,7 +58,7 @@ function clearErrors(form: HTMLElement): void {
 }
 
 interface APIError {
-  error?: { code?: string; field?: string; message?: string };
+  error?: { code?: string; field?: string; message?: string; text?: string };
 }
 
 /**
@@ -89,7 +89,11 @@ export function controlForms(root: HTMLElement, csrf: string, strings: Strings, 
         }
         const err = (res.body as APIError | null)?.error;
         if (res.status !== 200 || !res.body) {
-          const message = res.status === 403 ? t(strings, "admin.error.csrf") : err?.message ?? `HTTP ${res.status}`;
+          // text is the server's words in the page's language.
+          const message =
+            res.status === 403
+              ? t(strings, "admin.error.csrf")
+              : err?.text ?? fill(t(strings, "admin.error.http"), { status: String(res.status) });
           if (!err?.field || !showError(form, formField(err.field), message)) {
             say(fill(t(strings, "admin.control.failed"), { message }), false);
           }
@@ -99,7 +103,8 @@ export function controlForms(root: HTMLElement, csrf: string, strings: Strings, 
         say(t(strings, "admin.control.saved"), true);
         onSaved(res.body);
       } catch (e) {
-        say(fill(t(strings, "admin.control.failed"), { message: String(e) }), false);
+        console.error("dashboard: control", e);
+        say(fill(t(strings, "admin.control.failed"), { message: t(strings, "admin.error.network") }), false);
       } finally {
         form.removeAttribute("aria-busy");
       }

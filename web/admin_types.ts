@@ -45,7 +45,9 @@ export interface RoomView {
   activation: string;
   line_on: boolean | null;
   line_reason_key: string;
+  line_reason_args?: Record<string, string>;
   line_reason: string;
+  line_signal_error?: string;
   wait_p50_s: number | null;
   wait_p95_s: number | null;
   point: Point;

@@ -34,7 +34,11 @@ export class View {
     this.text("stat-wait-p50", formatSeconds(v.wait_p50_s, s, lang));
     this.text("stat-wait-p95", formatSeconds(v.wait_p95_s, s, lang));
     this.text("stat-line", v.line_on === null ? t(s, "admin.na") : t(s, v.line_on ? "admin.line.on" : "admin.line.off"));
-    this.text("stat-line-reason", v.line_reason_key ? t(s, v.line_reason_key) : v.line_reason);
+    this.text("stat-line-reason", v.line_reason_key ? fill(t(s, v.line_reason_key), v.line_reason_args ?? {}) : v.line_reason);
+    // The signal's error is the reader's own text (shown as code), after the page's words.
+    const signal = this.el("stat-line-signal");
+    if (signal) signal.hidden = !v.line_signal_error;
+    this.text("stat-line-signal-error", v.line_signal_error ?? "");
     this.text("stat-state", stateText(v.paused, v.closed, v.sold_out, v.scheduled, v.health.degraded, v.point.active, v.capacity, s));
     this.controls(v);
     this.health(v.health);

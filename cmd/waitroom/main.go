@@ -184,11 +184,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Failures: adminFailures, Revocations: dashboard.NewRedisRevocations(rdb, vocab.KeyPrefix),
 		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			st, ok := ctl.State(room)
-			reason := st.Reason
-			if st.SignalError != "" {
-				reason += "; " + st.SignalError
-			}
-			return dashboard.Activation{On: st.Open, Reason: reason}, ok
+			return dashboard.Activation{On: st.Open, Reason: st.Reason, Cause: st.Why.Cause, Reading: st.Why.Reading,
+				Threshold: st.Why.Threshold, Windows: st.Why.Windows, SignalError: st.SignalError}, ok
 		}),
 	})
 	srv.MountDashboard(dash.Handlers())

@@ -19,7 +19,7 @@ func TestOpensAtThreshold(t *testing.T) {
 	}
 	// The first read of a new room fails: the room stays closed, saying why.
 	st := e.state(c, "sale")
-	if st.Open || c.Open("sale") || st.Reason == "" || !strings.HasPrefix(st.SignalError, "signal unavailable: ") {
+	if st.Open || c.Open("sale") || st.Reason == "" || st.Why.Cause != adaptive.CauseNew || !strings.HasPrefix(st.SignalError, "signal unavailable: ") {
 		t.Fatalf("new room: %+v", st)
 	}
 	if q, _ := e.prom.query.Load().(string); q != s.Adaptive.Query {
@@ -45,6 +45,9 @@ func TestOpensAtThreshold(t *testing.T) {
 	}
 	if !strings.Contains(st.Reason, "reading 0.7 reached open_at 0.7") {
 		t.Fatalf("reason %q does not name the reading", st.Reason)
+	}
+	if st.Why != (adaptive.Why{Cause: adaptive.CauseOpened, Reading: 0.7, Threshold: 0.7}) {
+		t.Fatalf("why %+v does not name the reading", st.Why)
 	}
 	if tr := e.transition(); tr.Room != "sale" || !tr.Open || tr.Reading != 0.7 {
 		t.Fatalf("transition %+v", tr)
@@ -88,6 +91,9 @@ func TestClosesAfterWindowsBelow(t *testing.T) {
 	}
 	if want := "3 windows in a row below close_at 0.5, last reading 0.1"; st.Reason != want {
 		t.Fatalf("reason %q, want %q", st.Reason, want)
+	}
+	if want := (adaptive.Why{Cause: adaptive.CauseClosed, Reading: 0.1, Threshold: 0.5, Windows: 3}); st.Why != want {
+		t.Fatalf("why %+v, want %+v", st.Why, want)
 	}
 	if tr := e.transition(); tr.Open || tr.Reading != 0.1 {
 		t.Fatalf("transition %+v", tr)

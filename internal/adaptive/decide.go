@@ -19,7 +19,7 @@ const reasonNew = "new room: closed until a reading reaches open_at"
 // readings: the line closes only on readings that were actually seen.
 func decide(st State, a queue.Adaptive, reading float64, readErr error, now time.Time) (State, bool) {
 	if st.Since.IsZero() {
-		st.Since, st.Reason = now, reasonNew
+		st.Since, st.Reason, st.Why = now, reasonNew, Why{Cause: CauseNew}
 	}
 	if readErr != nil {
 		st.SignalError = "signal unavailable: " + readErr.Error()
@@ -34,6 +34,7 @@ func decide(st State, a queue.Adaptive, reading float64, readErr error, now time
 		}
 		st.Open, st.Since, st.Below = true, now, 0
 		st.Reason = fmt.Sprintf("reading %s reached open_at %s", num(reading), num(a.OpenAt))
+		st.Why = Why{Cause: CauseOpened, Reading: reading, Threshold: a.OpenAt}
 		st.Transitions++
 		return st, true
 	}
@@ -46,6 +47,7 @@ func decide(st State, a queue.Adaptive, reading float64, readErr error, now time
 		return st, false
 	}
 	st.Reason = fmt.Sprintf("%d windows in a row below close_at %s, last reading %s", st.Below, num(a.CloseAt), num(reading))
+	st.Why = Why{Cause: CauseClosed, Reading: reading, Threshold: a.CloseAt, Windows: st.Below}
 	st.Open, st.Since, st.Below = false, now, 0
 	st.Transitions++
 	return st, true

@@ -13,6 +13,8 @@ type State struct {
 	Since time.Time `json:"since"`
 	// Reason says why the line is open or closed, with the reading that did it.
 	Reason string `json:"reason"`
+	// Why is Reason without words, for pages in other languages.
+	Why Why `json:"why"`
 	// Reading is the last good reading; nil before the first.
 	Reading *float64  `json:"reading"`
 	ReadAt  time.Time `json:"read_at"`
@@ -23,6 +25,22 @@ type State struct {
 	Below       int64     `json:"below"`
 	Transitions int64     `json:"transitions"`
 	EvaluatedAt time.Time `json:"evaluated_at"`
+}
+
+// Why the line is open or closed, as Why.Cause.
+const (
+	CauseNew    = "new"    // no reading has reached open_at yet
+	CauseOpened = "opened" // Reading reached Threshold (open_at)
+	CauseClosed = "closed" // Windows in a row below Threshold (close_at), the last Reading
+)
+
+// Why is a State's Reason as a cause and its figures; a state written
+// before causes were kept has none ("").
+type Why struct {
+	Cause     string  `json:"cause"`
+	Reading   float64 `json:"reading"`
+	Threshold float64 `json:"threshold"`
+	Windows   int64   `json:"windows"`
 }
 
 // Hash fields of <prefix>{room}:activation.
@@ -36,6 +54,10 @@ const (
 	fBelow       = "below"
 	fTransitions = "transitions"
 	fEvaluatedAt = "evaluated_at" // written by the claim script only
+	fCause       = "cause"
+	fCauseRead   = "cause_reading"
+	fCauseLimit  = "cause_threshold"
+	fCauseWins   = "cause_windows"
 )
 
 // fields encodes s for HSET, all but evaluated_at; times are unix ms.
@@ -52,6 +74,8 @@ func (s State) fields() []any {
 		fOpen, open, fSince, msOf(s.Since), fReason, s.Reason, fReading, reading,
 		fReadAt, msOf(s.ReadAt), fSignalError, s.SignalError,
 		fBelow, s.Below, fTransitions, s.Transitions,
+		fCause, s.Why.Cause, fCauseRead, strconv.FormatFloat(s.Why.Reading, 'g', -1, 64),
+		fCauseLimit, strconv.FormatFloat(s.Why.Threshold, 'g', -1, 64), fCauseWins, s.Why.Windows,
 	}
 }
 
@@ -72,6 +96,10 @@ func decodeState(h map[string]string) State {
 	if v, err := strconv.ParseFloat(h[fReading], 64); err == nil {
 		s.Reading = &v
 	}
+	s.Why.Cause = h[fCause]
+	s.Why.Reading, _ = strconv.ParseFloat(h[fCauseRead], 64)
+	s.Why.Threshold, _ = strconv.ParseFloat(h[fCauseLimit], 64)
+	s.Why.Windows = num(fCauseWins)
 	return s
 }
 

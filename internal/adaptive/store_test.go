@@ -37,7 +37,8 @@ func TestClaimOncePerWindow(t *testing.T) {
 		t.Fatalf("stale write: %v, %v", ok, err)
 	}
 	reading := 0.8
-	st := State{Open: true, Since: t0, Reason: "r", Reading: &reading, ReadAt: t0, Below: 1, Transitions: 4}
+	why := Why{Cause: CauseClosed, Reading: 0.25, Threshold: 0.5, Windows: 3}
+	st := State{Open: true, Since: t0, Reason: "r", Why: why, Reading: &reading, ReadAt: t0, Below: 1, Transitions: 4}
 	if ok, err := r.write(ctx, "sale", t0.Add(-time.Hour), st); err != nil || !ok {
 		t.Fatalf("write: %v, %v", ok, err)
 	}
@@ -45,7 +46,7 @@ func TestClaimOncePerWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Open || !got.Since.Equal(t0) || got.Reason != "r" || *got.Reading != 0.8 || got.Below != 1 || got.Transitions != 4 ||
+	if !got.Open || !got.Since.Equal(t0) || got.Reason != "r" || got.Why != why || *got.Reading != 0.8 || got.Below != 1 || got.Transitions != 4 ||
 		!got.EvaluatedAt.Equal(t0.Add(-time.Hour)) {
 		t.Fatalf("round trip: %+v", got)
 	}

@@ -55,8 +55,8 @@ func (d *Dashboard) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 			got = c.FormValue("csrf_token")
 		}
 		if !checkCSRF(sess, got) {
-			return d.fail(c, http.StatusForbidden, apiError{Code: "csrf", Message: "missing or wrong CSRF token"},
-				templates.T(d.lang(c), "admin.error.csrf"))
+			return d.fail(c, http.StatusForbidden, apiError{Code: "csrf", Message: "missing or wrong CSRF token",
+				Text: templates.T(d.lang(c), "admin.error.csrf")})
 		}
 		return next(c)
 	}

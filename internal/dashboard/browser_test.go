@@ -26,8 +26,10 @@ const (
 	chromiumPath = "/usr/bin/chromium"
 	// browserTimeout bounds the script, browser start included; its own
 	// budget is shorter so it fails first, saying why.
-	browserTimeout = 120 * time.Second
-	scriptBudget   = 90 * time.Second
+	// Generous: on the shared 2-core machine at load 30 the layout
+	// script's twelve pages took over 90 s.
+	browserTimeout = 300 * time.Second
+	scriptBudget   = 240 * time.Second
 )
 
 func needBrowser(t *testing.T) (root, node string) {
@@ -187,7 +189,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if c := v.SessionCookie; c == nil || !c.HTTPOnly || c.SameSite != "Strict" || c.Path != "/admin" {
 		t.Errorf("session cookie %+v", c)
 	}
-	capMsg := apiMessage(t, `{"capacity": 0}`)
+	capMsg := saidIn(t, templates.English, `{"capacity": 0}`)
 	if v.TypingError != capMsg || v.SubmitError != capMsg || v.SubmitStatusPath != "/admin/create" {
 		t.Errorf("capacity 0: while typing %q, on submit %q at %s; want %q", v.TypingError, v.SubmitError, v.SubmitStatusPath, capMsg)
 	}

@@ -49,7 +49,7 @@ func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFu
 			if errors.As(err, &fe) {
 				field = formField(fe.Field)
 			}
-			return d.roomPage(c, http.StatusBadRequest, map[string]string{field: err.Error()}, false)
+			return d.roomPage(c, http.StatusBadRequest, map[string]string{field: formMessage(d.lang(c), err)}, false)
 		}
 		if err := w.PutRoom(ctx, room, s); err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: apply controls: %w", err))
@@ -113,7 +113,8 @@ func applyControls(cur queue.Settings, form map[string][]string) (queue.Settings
 func handleDegrade(d *Dashboard, avail Availability, store adminops.DrillStore) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if avail == nil {
-			return d.fail(c, http.StatusNotFound, apiError{Code: "not_found", Message: "this server has no degraded mode"}, "")
+			return d.fail(c, http.StatusNotFound, apiError{Code: "not_found", Message: "this server has no degraded mode",
+				Text: templates.T(d.lang(c), "admin.error.no_degrade")})
 		}
 		var on *bool
 		switch mode := c.FormValue("mode"); mode {
@@ -122,7 +123,8 @@ func handleDegrade(d *Dashboard, avail Availability, store adminops.DrillStore) 
 			on = &b
 		case "auto", "off":
 		default:
-			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on or auto"}, "")
+			return d.fail(c, http.StatusBadRequest, apiError{Code: "invalid", Field: "mode", Message: "mode: must be on or auto",
+				Text: templates.T(d.lang(c), "admin.error.bad_request")})
 		}
 		st := adminops.SetDrill(c.Request().Context(), avail, store, on)
 		adminops.Log(d.log, c, adminops.BySession, adminops.DrillChange(on, st))

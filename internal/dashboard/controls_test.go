@@ -47,14 +47,14 @@ func TestControlsChangeTheStoredSettings(t *testing.T) {
 	// A bad value: the admin API's message, for its field, and nothing stored.
 	p = jsonPost(url.Values{"batch_size": {"3"}, "batch_interval_ms": {"20"}, "capacity": {"40"}})
 	var e struct {
-		Error struct{ Code, Field, Message string }
+		Error struct{ Code, Field, Message, Text string }
 	}
 	if err := json.Unmarshal([]byte(p.body), &e); err != nil || p.status != http.StatusBadRequest || e.Error.Field != "batch_interval_ms" ||
-		e.Error.Message != apiMessage(t, `{"batch_interval_ms": 20}`) {
+		e.Error.Message != apiMessage(t, `{"batch_interval_ms": 20}`) || e.Error.Text != saidIn(t, templates.English, `{"batch_interval_ms": 20}`) {
 		t.Errorf("bad pace: %d %s", p.status, p.body)
 	}
 	p = b.postForm("/admin/rooms/drop/controls", url.Values{"capacity": {"lots"}})
-	if p.status != http.StatusBadRequest || byTestID(t, p, "control-error-capacity") != apiMessage(t, `{"capacity": "lots"}`) {
+	if p.status != http.StatusBadRequest || byTestID(t, p, "control-error-capacity") != saidIn(t, templates.English, `{"capacity": "lots"}`) {
 		t.Errorf("bad capacity as a form: %d", p.status)
 	}
 	if s := site.getRoom("drop"); s.BatchIntervalMS != 500 || s.Capacity != 40 {

@@ -163,7 +163,7 @@ func (d *Dashboard) Handlers() Handlers {
 
 		LoginPage: d.handleLoginPage, Login: d.handleLogin, Logout: d.handleLogout,
 		Rooms: d.handleRooms, Overview: d.handleOverviewJSON, LiveWS: d.handleLive(false), LiveSSE: d.handleLive(true),
-		CreatePage: d.handleCreatePage, Create: handleCreate(d, store, d.d.Line), Validate: handleValidate(store),
+		CreatePage: d.handleCreatePage, Create: handleCreate(d, store, d.d.Line), Validate: handleValidate(d, store),
 		Room: d.handleRoomPage, RoomLive: d.handleRoomJSON,
 		EditPage: handleEditPage(d, store), Edit: handleEdit(d, store, d.d.Line),
 		DeletePage: handleDeletePage(d, store), Delete: handleDelete(d, store, d.d.Line),

@@ -36,10 +36,18 @@ type OutboxCounter interface {
 	Counts(ctx context.Context) (outbox.Counts, error)
 }
 
-// Activation is an adaptive room's line: on or off, and why.
+// Activation is an adaptive room's line: on or off, and why. Cause
+// (internal/adaptive's Why: "new", "opened", "closed") and its figures are
+// what the page says in its language; Reason is the English words, shown
+// only for a state without a cause. SignalError is the last failed read's
+// error ("" when the signal was read).
 type Activation struct {
-	On     bool
-	Reason string
+	On                 bool
+	Reason             string
+	Cause              string
+	Reading, Threshold float64
+	Windows            int64
+	SignalError        string
 }
 
 // ActivationReader reports what the adaptive controller decided for a room;

@@ -14,8 +14,8 @@ import (
 )
 
 // A form is turned into the admin API's JSON and put through the same
-// checks (queue.ParseSettings), so a message next to a field is the one the
-// API would answer. Those checks stop at the first bad field; to show every
+// checks (queue.ParseSettings), so a message next to a field says what the
+// API would answer, in the page's language (templates.AdminFieldMessage). Those checks stop at the first bad field; to show every
 // bad field at once, the field at fault is dropped (it then takes its
 // default, which passes) and the rest checked again. Which inputs exist and
 // how each is read come from queue.SettingFields.
@@ -27,10 +27,13 @@ const formDateTime = "2006-01-02T15:04"
 // map[string]json.RawMessage of its members.
 type formFields map[string]any
 
+// errDateTime is a date input that is not a date: the form's own check.
+var errDateTime = errors.New("dashboard: not a date and time")
+
 // formSettings reads the settings fields of a room form over cur (the
 // stored settings when editing, for the user secret only). It returns the
-// settings, or the messages by form field.
-func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[string]string) {
+// settings, or the messages in lang by form field.
+func formSettings(form url.Values, cur *queue.Settings, lang templates.Lang) (queue.Settings, map[string]string) {
 	errs := map[string]string{}
 	fields := formFields{}
 	for _, f := range queue.SettingFields {
@@ -39,7 +42,7 @@ func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[str
 			for _, m := range f.Fields {
 				raw, err := fieldJSON(m, form, cur)
 				if err != nil {
-					errs[m.Name] = err.Error()
+					errs[m.Name] = formMessage(lang, err)
 				} else if raw != nil {
 					group[m.JSONName()] = raw
 				}
@@ -51,12 +54,12 @@ func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[str
 		}
 		raw, err := fieldJSON(f, form, cur)
 		if err != nil {
-			errs[f.Name] = err.Error()
+			errs[f.Name] = formMessage(lang, err)
 		} else if raw != nil {
 			fields[f.Name] = raw
 		}
 	}
-	s, checkErrs := checkSettings(fields)
+	s, checkErrs := checkSettings(fields, lang)
 	for k, v := range checkErrs {
 		if errs[k] == "" {
 			errs[k] = v
@@ -68,9 +71,21 @@ func formSettings(form url.Values, cur *queue.Settings) (queue.Settings, map[str
 	return s, nil
 }
 
+// formMessage says a field's refusal in lang.
+func formMessage(lang templates.Lang, err error) string {
+	var fe *queue.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return templates.AdminFieldMessage(lang, fe)
+	case errors.Is(err, errDateTime):
+		return templates.T(lang, "admin.rule.datetime")
+	}
+	return err.Error()
+}
+
 // checkSettings runs the admin API's checks over fields, collecting the
-// message of each bad field.
-func checkSettings(fields formFields) (queue.Settings, map[string]string) {
+// message in lang of each bad field.
+func checkSettings(fields formFields, lang templates.Lang) (queue.Settings, map[string]string) {
 	errs := map[string]string{}
 	for range 64 { // each round drops a field: there are fewer than 64
 		data, err := json.Marshal(fields)
@@ -92,7 +107,7 @@ func checkSettings(fields formFields) (queue.Settings, map[string]string) {
 		}
 		key := formField(fe.Field)
 		if errs[key] == "" {
-			errs[key] = fe.Error()
+			errs[key] = templates.AdminFieldMessage(lang, fe)
 		}
 		if !fields.drop(key) {
 			return queue.Settings{}, errs // nothing left to drop: report what we have
@@ -176,7 +191,7 @@ func fieldJSON(f queue.SettingField, form url.Values, cur *queue.Settings) (json
 	case queue.KindDateTime:
 		t, err := parseFormTime(v)
 		if err != nil {
-			return nil, fmt.Errorf("%s: must be a date and time in UTC such as 2030-01-02T15:04", f.Name)
+			return nil, fmt.Errorf("%s: %w", f.Name, errDateTime)
 		}
 		return json.Marshal(t)
 	}

@@ -2,9 +2,11 @@ package dashboard
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
 )
 
 // FuzzFormSettings: any room form either gives settings that pass the API's
@@ -24,11 +26,15 @@ func FuzzFormSettings(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s, errs := formSettings(form, nil)
+		s, errs := formSettings(form, nil, templates.Korean)
 		if len(errs) > 0 {
-			for k := range errs {
+			for k, msg := range errs {
 				if _, ok := queue.FindSettingField(k); !ok && k != "form" {
 					t.Fatalf("message for %q, which is no input: %v", k, errs)
+				}
+				// Said in Korean, not the API's English ("capacity: must…").
+				if k != "form" && strings.Contains(msg, "must ") || strings.Contains(msg, "admin.rule.") {
+					t.Fatalf("message for %q is not in Korean: %q", k, msg)
 				}
 			}
 			return

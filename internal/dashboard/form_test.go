@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
 )
 
 // settingPaths are the JSON paths of every field of queue.Settings and of
@@ -240,10 +241,10 @@ func TestFormNamesTheBadMemberInput(t *testing.T) {
 		t.Fatalf("bad members: %d", p.status)
 	}
 	for name, want := range map[string]string{
-		"adaptive.close_at":       apiMessage(t, `{"activation": "adaptive", "adaptive": {"signal": "gate_inflight", "open_at": 0.5, "close_at": 0.7}}`),
-		"bot_protection.pow_cost": apiMessage(t, `{"bot_protection": {"pow_cost": "0x10"}}`),
-		"tiers":                   apiMessage(t, `{"tiers": [{"max_position": 5, "interval_ms": 500}, {"max_position": 3, "interval_ms": 500}, {"max_position": null, "interval_ms": 500}]}`),
-		"ends_at":                 "ends_at: must be a date and time in UTC such as 2030-01-02T15:04",
+		"adaptive.close_at":       saidIn(t, templates.English, `{"activation": "adaptive", "adaptive": {"signal": "gate_inflight", "open_at": 0.5, "close_at": 0.7}}`),
+		"bot_protection.pow_cost": saidIn(t, templates.English, `{"bot_protection": {"pow_cost": "0x10"}}`),
+		"tiers":                   saidIn(t, templates.English, `{"tiers": [{"max_position": 5, "interval_ms": 500}, {"max_position": 3, "interval_ms": 500}, {"max_position": null, "interval_ms": 500}]}`),
+		"ends_at":                 templates.T(templates.English, "admin.rule.datetime"),
 	} {
 		if got := byTestID(t, p, "error-"+name); got != want {
 			t.Errorf("%s: %q, want %q", name, got, want)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -131,7 +132,20 @@ func (d *Dashboard) lineState(v *templates.AdminRoomView) {
 	default:
 		if d.d.Activation != nil {
 			if a, ok := d.d.Activation.ActivationState(v.Room); ok {
-				v.LineOn, v.LineReason = &a.On, a.Reason
+				v.LineOn, v.LineSignalError = &a.On, a.SignalError
+				num := func(f float64) string { return strconv.FormatFloat(f, 'g', 4, 64) }
+				switch a.Cause {
+				case "new":
+					v.LineReasonKey = "admin.line.new"
+				case "opened":
+					v.LineReasonKey = "admin.line.opened"
+					v.LineReasonArgs = map[string]string{"reading": num(a.Reading), "threshold": num(a.Threshold)}
+				case "closed":
+					v.LineReasonKey = "admin.line.closed"
+					v.LineReasonArgs = map[string]string{"reading": num(a.Reading), "threshold": num(a.Threshold), "windows": strconv.FormatInt(a.Windows, 10)}
+				default: // a state kept before causes were
+					v.LineReason = a.Reason
+				}
 				return
 			}
 		}

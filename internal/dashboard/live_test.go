@@ -15,6 +15,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
 )
 
 type liveView struct {
@@ -233,7 +234,14 @@ func TestOverviewStreamListsTheRooms(t *testing.T) {
 func TestActivationAndWaitQuantilesFromTheirReaders(t *testing.T) {
 	site := newSite(t, siteOptions{deps: func(d *dashboard.Deps) {
 		d.Activation = dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
-			return dashboard.Activation{On: room == "hot", Reason: "gate_inflight 0.93 ≥ open_at 0.8"}, room == "hot"
+			switch room {
+			case "hot":
+				return dashboard.Activation{On: true, Reason: "reading 0.93 reached open_at 0.8", Cause: "opened", Reading: 0.93, Threshold: 0.8,
+					SignalError: "signal unavailable: timeout"}, true
+			case "legacy": // a state kept before causes were
+				return dashboard.Activation{Reason: "gate_inflight 0.1"}, true
+			}
+			return dashboard.Activation{}, false
 		})
 		d.Waits = waitStatsFunc(func(room string) (time.Duration, time.Duration, bool) {
 			return 12 * time.Second, 95 * time.Second, room == "hot"
@@ -244,13 +252,27 @@ func TestActivationAndWaitQuantilesFromTheirReaders(t *testing.T) {
 	s.Adaptive = &queue.Adaptive{Signal: queue.SignalGateInflight, OpenAt: 0.8, CloseAt: 0.5}
 	site.putRoom("hot", s)
 	site.putRoom("cold", s)
+	site.putRoom("legacy", s)
 	b := site.browser()
 	b.signIn()
 	p := b.get("/admin/rooms/hot")
-	if byTestID(t, p, "stat-line") != "on" || byTestID(t, p, "stat-line-reason") != "gate_inflight 0.93 ≥ open_at 0.8" ||
+	if byTestID(t, p, "stat-line") != "on" || byTestID(t, p, "stat-line-reason") != "Reading 0.93 reached “open at” (0.8)." ||
+		!shown(p, "stat-line-signal") || byTestID(t, p, "stat-line-signal-error") != "signal unavailable: timeout" ||
 		byTestID(t, p, "stat-wait-p50") != "12 s" || byTestID(t, p, "stat-wait-p95") != "95 s" {
 		t.Errorf("hot: line %q (%q), p50 %q, p95 %q", byTestID(t, p, "stat-line"), byTestID(t, p, "stat-line-reason"),
 			byTestID(t, p, "stat-wait-p50"), byTestID(t, p, "stat-wait-p95"))
+	}
+	// In Korean, the cause in the catalogue's words; the reader's error as code.
+	p = b.get("/admin/rooms/hot?lang=ko")
+	if got, want := byTestID(t, p, "stat-line-reason"), "측정값 0.93이 “열기 기준”(0.8)에 이르렀습니다."; got != want {
+		t.Errorf("Korean reason %q, want %q", got, want)
+	}
+	if got := byTestID(t, p, "stat-line-signal"); !strings.HasPrefix(got, templates.T(templates.Korean, "admin.line.signal_error")) {
+		t.Errorf("Korean signal error %q", got)
+	}
+	p = b.get("/admin/rooms/legacy?lang=en")
+	if byTestID(t, p, "stat-line-reason") != "gate_inflight 0.1" || shown(p, "stat-line-signal") {
+		t.Errorf("legacy: reason %q", byTestID(t, p, "stat-line-reason"))
 	}
 	p = b.get("/admin/rooms/cold")
 	if byTestID(t, p, "stat-line") != "n/a" || byTestID(t, p, "stat-wait-p95") != "n/a" {

@@ -50,43 +50,57 @@ func wantsJSON(c echo.Context) bool {
 	return strings.Contains(r.Header.Get("Accept"), "application/json") || r.Header.Get("X-CSRF-Token") != ""
 }
 
+// apiError is the admin API's error shape; Text is the same in the page's
+// language, which the dashboard's script shows.
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
 	Field   string `json:"field,omitempty"`
+	Text    string `json:"text,omitempty"`
 }
 
-// fail answers an error in the admin API's JSON shape or as a page.
-func (d *Dashboard) fail(c echo.Context, status int, e apiError, pageMessage string) error {
+// fail answers an error in the admin API's JSON shape or as a page, with
+// e.Text (the page's words) or else e.Message.
+func (d *Dashboard) fail(c echo.Context, status int, e apiError) error {
 	if status == http.StatusServiceUnavailable {
 		c.Response().Header().Set("Retry-After", "2")
 	}
 	if wantsJSON(c) {
 		return c.JSON(status, map[string]apiError{"error": e})
 	}
-	if pageMessage == "" {
-		pageMessage = e.Message
+	text := e.Text
+	if text == "" {
+		text = e.Message
 	}
-	return render.Page(c, status, templates.AdminErrorPage(templates.AdminErrorProps{AdminPage: d.page(c), Status: status, Message: pageMessage}))
+	return render.Page(c, status, templates.AdminErrorPage(templates.AdminErrorProps{AdminPage: d.page(c), Status: status, Message: text}))
 }
 
-// failErr maps a store or check error to its answer, as the admin API does.
+// failErr maps a store or check error to its answer, as the admin API does,
+// with the words of the page's language.
 func (d *Dashboard) failErr(c echo.Context, err error) error {
-	if a, ok := apierr.Core(err); ok {
-		page := ""
-		switch a {
-		case apierr.RoomNotFound:
-			page = templates.T(d.lang(c), "admin.error.notfound")
-		case apierr.Unavailable:
-			page = templates.T(d.lang(c), "admin.error.unavailable")
-		}
-		return d.fail(c, a.Status, apiError{Code: a.Code, Message: a.Message, Field: a.Field}, page)
-	}
 	if errors.Is(err, context.Canceled) {
 		return nil // the client went away
 	}
+	lang := d.lang(c)
+	if a, ok := apierr.Core(err); ok {
+		var fe *queue.FieldError
+		text := templates.T(lang, "admin.error.internal")
+		switch {
+		case errors.As(err, &fe):
+			text = templates.AdminFieldMessage(lang, fe)
+		case a == apierr.RoomNotFound:
+			text = templates.T(lang, "admin.error.notfound")
+		case a == apierr.Unavailable:
+			text = templates.T(lang, "admin.error.unavailable")
+		case a == apierr.Busy:
+			text = templates.T(lang, "admin.error.busy")
+		case a == apierr.NotScheduled:
+			text = templates.T(lang, "admin.error.not_scheduled")
+		}
+		return d.fail(c, a.Status, apiError{Code: a.Code, Message: a.Message, Field: a.Field, Text: text})
+	}
 	d.log.Warn("dashboard: request failed", "remote", c.RealIP(), "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
-	return d.fail(c, http.StatusInternalServerError, apiError{Code: "internal", Message: "internal error"}, "")
+	return d.fail(c, http.StatusInternalServerError, apiError{Code: "internal", Message: "internal error", Text: templates.T(lang, "admin.error.internal")})
 }
 
 // roomParam validates a path's room id; a bad one is not a room.

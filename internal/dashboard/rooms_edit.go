@@ -38,15 +38,16 @@ func (d *Dashboard) formPage(c echo.Context, status int, p templates.AdminRoomFo
 	return render.Page(c, status, templates.AdminRoomFormPage(p))
 }
 
-// checkRoomID is the admin API's check of a new room's id, plus "is it free".
-func checkRoomID(ctx context.Context, rooms roomReader, room string) (string, error) {
+// checkRoomID is the admin API's check of a new room's id, plus "is it
+// free", said in lang.
+func checkRoomID(ctx context.Context, rooms roomReader, room string, lang templates.Lang) (string, error) {
 	if !queue.ValidRoomID(room) {
-		return "room: must match [a-z0-9-]{1,64}", nil
+		return templates.T(lang, "admin.rule.room_id"), nil
 	}
 	_, err := rooms.GetRoom(ctx, room)
 	switch {
 	case err == nil:
-		return "room: already exists", nil
+		return templates.T(lang, "admin.rule.room_taken"), nil
 	case errors.Is(err, queue.ErrRoomNotFound):
 		return "", nil
 	}
@@ -63,8 +64,9 @@ func handleCreate(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc
 			return d.failErr(c, fmt.Errorf("dashboard: read form: %w", err))
 		}
 		room := form.Get("room")
-		s, errs := formSettings(form, nil)
-		idErr, err := checkRoomID(ctx, rooms, room)
+		lang := d.lang(c)
+		s, errs := formSettings(form, nil, lang)
+		idErr, err := checkRoomID(ctx, rooms, room, lang)
 		if err != nil {
 			return d.failErr(c, err)
 		}
@@ -124,7 +126,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 		if err != nil {
 			return d.failErr(c, fmt.Errorf("dashboard: read form: %w", err))
 		}
-		s, errs := formSettings(form, &cur)
+		s, errs := formSettings(form, &cur, d.lang(c))
 		if len(errs) > 0 {
 			values, tiers := formValues(form)
 			return d.formPage(c, http.StatusBadRequest, templates.AdminRoomFormProps{
@@ -143,20 +145,21 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 // handleValidate: POST /admin/validate answers {"errors": {field: message}}
 // for a room form as typed so far, for the script to show while typing.
 // With room set (the create form) it checks the id as well.
-func handleValidate(rooms roomReader) echo.HandlerFunc {
+func handleValidate(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		lang := d.lang(c)
 		form, err := c.FormParams()
 		if err != nil {
-			return c.JSON(http.StatusBadRequest, map[string]apiError{"error": {Code: "invalid", Message: "unreadable form"}})
+			return c.JSON(http.StatusBadRequest, map[string]apiError{"error": {Code: "invalid", Message: "unreadable form", Text: templates.T(lang, "admin.error.bad_request")}})
 		}
 		ctx := c.Request().Context()
 		// An empty secret passes either way: keeping the stored one needs no look.
-		_, errs := formSettings(form, nil)
+		_, errs := formSettings(form, nil, lang)
 		if errs == nil {
 			errs = map[string]string{}
 		}
 		if form.Has("room") {
-			idErr, err := checkRoomID(ctx, rooms, form.Get("room"))
+			idErr, err := checkRoomID(ctx, rooms, form.Get("room"), lang)
 			if err == nil && idErr != "" {
 				errs["room"] = idErr
 			}

@@ -24,7 +24,19 @@ func apiMessage(t *testing.T, body string) string {
 	return fe.Error()
 }
 
-func TestCreateShowsEveryBadFieldWithTheAPIsMessage(t *testing.T) {
+// saidIn is what the dashboard says in lang for a settings body the API
+// refuses: the same rule, in the catalogue's words.
+func saidIn(t *testing.T, lang templates.Lang, body string) string {
+	t.Helper()
+	_, err := queue.ParseSettings([]byte(body))
+	var fe *queue.FieldError
+	if !errors.As(err, &fe) {
+		t.Fatalf("ParseSettings(%s) = %v, want a field error", body, err)
+	}
+	return templates.AdminFieldMessage(lang, fe)
+}
+
+func TestCreateShowsEveryBadFieldWithTheAPIsRule(t *testing.T) {
 	site := newSite(t, siteOptions{})
 	b := site.browser()
 	b.signIn()
@@ -40,12 +52,12 @@ func TestCreateShowsEveryBadFieldWithTheAPIsMessage(t *testing.T) {
 		t.Fatalf("bad create: %d", p.status)
 	}
 	want := map[string]string{
-		"room":              "room: must match [a-z0-9-]{1,64}",
-		"capacity":          apiMessage(t, `{"capacity": 0}`),
-		"batch_size":        apiMessage(t, `{"batch_size": "ten"}`),
-		"batch_interval_ms": apiMessage(t, `{"batch_interval_ms": 10}`),
-		"target_url":        apiMessage(t, `{"target_url": "ftp://x"}`),
-		"tiers":             apiMessage(t, `{"tiers": [{"max_position": null, "interval_ms": 5}]}`),
+		"room":              templates.T(templates.English, "admin.rule.room_id"),
+		"capacity":          saidIn(t, templates.English, `{"capacity": 0}`),
+		"batch_size":        saidIn(t, templates.English, `{"batch_size": "ten"}`),
+		"batch_interval_ms": saidIn(t, templates.English, `{"batch_interval_ms": 10}`),
+		"target_url":        saidIn(t, templates.English, `{"target_url": "ftp://x"}`),
+		"tiers":             saidIn(t, templates.English, `{"tiers": [{"max_position": null, "interval_ms": 5}]}`),
 	}
 	for field, msg := range want {
 		if got := byTestID(t, p, "error-"+field); got != msg {
@@ -80,7 +92,7 @@ func TestCreateEditAndDeleteARoom(t *testing.T) {
 	if s.Title.String() != "Spring drop" || s.Capacity != 50 || s.BatchSize != 5 || !s.Paused || s.BatchIntervalMS != 200 || s.UserSecret == "" {
 		t.Errorf("stored %+v", s)
 	}
-	if p := b.postForm("/admin/create", url.Values{"room": {"spring-drop"}}); p.status != http.StatusBadRequest || byTestID(t, p, "error-room") != "room: already exists" {
+	if p := b.postForm("/admin/create", url.Values{"room": {"spring-drop"}}); p.status != http.StatusBadRequest || byTestID(t, p, "error-room") != templates.T(templates.English, "admin.rule.room_taken") {
 		t.Errorf("create again: %d", p.status)
 	}
 
@@ -127,7 +139,7 @@ func TestCreateEditAndDeleteARoom(t *testing.T) {
 		t.Errorf("clearing the secret: %d", p.status)
 	}
 	form.Set("capacity", "-1")
-	if p := b.postForm("/admin/rooms/spring-drop/edit", form); p.status != http.StatusBadRequest || byTestID(t, p, "error-capacity") != apiMessage(t, `{"capacity": -1}`) {
+	if p := b.postForm("/admin/rooms/spring-drop/edit", form); p.status != http.StatusBadRequest || byTestID(t, p, "error-capacity") != saidIn(t, templates.English, `{"capacity": -1}`) {
 		t.Errorf("bad edit: %d", p.status)
 	}
 
@@ -161,7 +173,7 @@ func TestValidateAnswersTheChecksAsJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(p.body), &body); err != nil || p.status != http.StatusOK {
 		t.Fatalf("validate: %d %s", p.status, p.body)
 	}
-	want := map[string]string{"room": "room: already exists", "capacity": apiMessage(t, `{"capacity": 0}`)}
+	want := map[string]string{"room": templates.T(templates.English, "admin.rule.room_taken"), "capacity": saidIn(t, templates.English, `{"capacity": 0}`)}
 	if len(body.Errors) != len(want) || body.Errors["room"] != want["room"] || body.Errors["capacity"] != want["capacity"] {
 		t.Errorf("errors %v, want %v", body.Errors, want)
 	}
