@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
 	}
 
-	avail := queue.NewAvailability(nil, log)
+	avail := queue.NewAvailability(nil, log).SetDegradeAfter(cfg.DegradeAfter)
 	rdb.AddHook(redisstore.Hook(avail)) // every Redis call's outcome feeds the flag
 	store := redisstore.New(rdb, vocab.KeyPrefix)
 

@@ -49,11 +49,15 @@ func (h availabilityHook) ProcessPipelineHook(next redis.ProcessPipelineHook) re
 // FailFast tunes a client so that calls fail within about a second when Redis
 // is gone, instead of retrying with backoff: the availability flag then
 // switches to degraded mode before visitors give up. Timeouts stay well above
-// Redis's normal sub-millisecond answers.
+// Redis's normal sub-millisecond answers. One dial attempt per call: go-redis
+// otherwise redials five times 100 ms apart, so a refused connection (Redis
+// gone, a certain outage) reaches the caller as its context's timeout, which
+// degraded mode must wait out (queue.Availability).
 // It takes UniversalOptions, which serve a single server as well as
 // Sentinel and Cluster.
 func FailFast(o *redis.UniversalOptions) *redis.UniversalOptions {
 	o.MaxRetries = 1
+	o.DialerRetries = 1
 	o.DialTimeout = 250 * time.Millisecond
 	o.ReadTimeout = 500 * time.Millisecond
 	o.WriteTimeout = 500 * time.Millisecond
