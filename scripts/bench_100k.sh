@@ -35,7 +35,8 @@
 # PACE_WINDOW (60s), CROWD (1: run part 1), NICE (0: the niceness of the
 # servers and clients; a negative one puts this bounded run ahead of other
 # tenants' work, so that it measures waitroom rather than the machine),
-# KEEP=1 (keep logs and JSON), COMMIT.
+# KEEP=1 (keep logs and JSON), COMMIT, PORT_LOW and PORT_SPAN (the listeners' ports:
+# [PORT_LOW, PORT_LOW+PORT_SPAN), default 10000 up to the ephemeral range).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -83,11 +84,13 @@ if ((CONCURRENCY < CLIENTS)); then
 fi
 
 # Listeners below the ephemeral range: the clients' sockets come and go there.
+# PORT_LOW and PORT_SPAN narrow the range (a shared machine's share of ports).
 free_port() {
-	local p lo
-	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+	local p lo span
+	lo=${PORT_LOW:-10000}
+	span=${PORT_SPAN:-$(($(cut -f1 /proc/sys/net/ipv4/ip_local_port_range) - lo))}
 	for _ in $(seq 50); do
-		p=$((10000 + RANDOM % (lo - 10000)))
+		p=$((lo + RANDOM % span))
 		if [[ -z $(ss -Htan "sport = :$p") ]]; then
 			echo "$p"
 			return
