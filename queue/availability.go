@@ -123,6 +123,9 @@ func (a *Availability) RecordProbe(err error) { a.record(err, true) }
 // A run of failures switches once it spans a.after (the probe alone fails
 // every 500 ms while Redis hangs), or on its second certain failure.
 func (a *Availability) record(err error, probe bool) {
+	if errors.Is(err, ErrBusy) {
+		return // this server is busy, the store is not gone: neither a failure nor an answer
+	}
 	a.mu.Lock()
 	if err != nil && errors.Is(err, ErrUnavailable) {
 		now := a.clock.Now()

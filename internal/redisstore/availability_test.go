@@ -340,10 +340,12 @@ func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 // (polling load), calls time out waiting for the pool. That is this server
 // being overloaded, not Redis gone: the caller gets queue.ErrBusy (503
 // busy) and the availability flag does not switch to degraded mode, which
-// would turn the line off because of load alone.
+// would turn the line off because of load alone. Nor do calls whose own
+// deadline passed while they waited for the pool.
 func TestBusyPoolIsNotAnOutage(t *testing.T) {
 	srv := redistest.Shared(t)
-	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, PoolTimeout: 50 * time.Millisecond, MaxRetries: -1})
 	rdb.AddHook(redisstore.Hook(a))
 	t.Cleanup(func() { _ = rdb.Close() })
@@ -368,8 +370,32 @@ func TestBusyPoolIsNotAnOutage(t *testing.T) {
 			t.Fatalf("a call on a full pool: %v, want ErrBusy and not ErrUnavailable", err)
 		}
 	}
+	// Calls whose own deadline passes while they wait for the pool ran out
+	// of time on this server: not counted either, even after a timeout that
+	// started a run of failures 2 s ago (they would end it in degraded mode).
+	a.Record(errTimeout)
+	clock.Advance(2 * time.Second)
+	for range 3 {
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		_, err := store.GetRoom(short, "busy")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a call that ran out of time on a full pool: %v", err)
+		}
+	}
 	if a.Degraded() {
 		t.Fatalf("a busy pool switched to degraded mode: %+v", a.State())
+	}
+	// The probe has a connection of its own, so it still hears Redis.
+	probeRdb := redis.NewUniversalClient(redisstore.ProbeOptions(redis.UniversalOptions{Addrs: []string{srv.Addr()}}))
+	t.Cleanup(func() { _ = probeRdb.Close() })
+	if _, err := redisstore.New(probeRdb, prefix).Probe(ctx); err != nil {
+		t.Fatalf("the probe on its own connection while the pool is full: %v", err)
+	}
+	a.RecordProbe(queue.ErrBusy) // busy is no answer: it neither ends nor extends the run
+	a.Record(errTimeout)
+	if !a.Degraded() {
+		t.Fatal("a busy outcome ended the run of failures")
 	}
 	if err := srv.Client(t).LPush(ctx, wake, "x").Err(); err != nil {
 		t.Fatal(err)
