@@ -35,7 +35,9 @@
 # PACE_WINDOW (60s), CROWD (1: run part 1), NICE (0: the niceness of the
 # servers and clients; a negative one puts this bounded run ahead of other
 # tenants' work, so that it measures waitroom rather than the machine),
-# KEEP=1 (keep logs and JSON), COMMIT, PORT_LOW and PORT_SPAN (the listeners' ports:
+# DEGRADE_AFTER (1s, the servers' default: how long Redis calls must keep
+# timing out before a server switches to degraded mode; a machine other
+# tenants saturate starves the servers for longer than that), KEEP=1 (keep logs and JSON), COMMIT, PORT_LOW and PORT_SPAN (the listeners' ports:
 # [PORT_LOW, PORT_LOW+PORT_SPAN), default 10000 up to the ephemeral range).
 set -euo pipefail
 
@@ -54,6 +56,7 @@ PACE_SERVERS=${PACE_SERVERS:-4}
 PACE_CONNS=${PACE_CONNS:-2000}
 PACE_WINDOW=${PACE_WINDOW:-60s}
 NICE=${NICE:-0}
+DEGRADE_AFTER=${DEGRADE_AFTER:-1s}
 ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
 
 BENCH_NAME=bench_100k
@@ -105,7 +108,7 @@ go build -o "$work/waitroom" ./cmd/waitroom
 go build -o "$work/wsload" ./cmd/wsload
 
 describe_machine
-echo "nice:   servers and clients $NICE, redis-server -10"
+echo "nice:   servers and clients $NICE, redis-server -10; servers --degrade-after $DEGRADE_AFTER"
 
 "$work/waitroom" --create-signing-key --signing-key "$work/signing-key.pem" >/dev/null 2>&1
 
@@ -121,7 +124,7 @@ start_servers() {
 		mkdir -p "$work/data$i"
 		nice -n "$NICE" "$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
 			--signing-key "$work/signing-key.pem" --kafka-brokers embedded --addr "127.0.0.1:$port" \
-			--data-dir "$work/data$i" --log-level warn --push-per-ip 0 --max-conns 0 \
+			--data-dir "$work/data$i" --log-level warn --push-per-ip 0 --max-conns 0 --degrade-after "$DEGRADE_AFTER" \
 			>"$work/waitroom$i.log" 2>&1 &
 		waitroom_pid="$waitroom_pid $!"
 		pids="$pids${pids:+,}$!"
