@@ -112,19 +112,20 @@ echo "nice:   servers and clients $NICE, redis-server -10; servers --degrade-aft
 
 "$work/waitroom" --create-signing-key --signing-key "$work/signing-key.pem" >/dev/null 2>&1
 
-# start_servers N starts N waitroom processes on the one Redis, each with its
-# own port and data directory (the outbox is per server) and the shared
-# signing key: $urls (comma-separated), $pids (comma-separated), and every pid
-# in $waitroom_pid for the cleanup.
+# start_servers N PART starts N waitroom processes on the one Redis, each with
+# its own port and data directory (the outbox is per server; fresh per PART:
+# a server restores the rooms of its directory's snapshot into a flushed
+# Redis) and the shared signing key: $urls (comma-separated), $pids
+# (comma-separated), and every pid in $waitroom_pid for the cleanup.
 start_servers() {
-	local n=$1 i port
+	local n=$1 part=$2 i port
 	urls="" pids=""
 	for i in $(seq "$n"); do
 		port=$(free_port)
-		mkdir -p "$work/data$i"
+		mkdir -p "$work/$part$i"
 		nice -n "$NICE" "$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
 			--signing-key "$work/signing-key.pem" --kafka-brokers embedded --addr "127.0.0.1:$port" \
-			--data-dir "$work/data$i" --log-level warn --push-per-ip 0 --max-conns 0 --degrade-after "$DEGRADE_AFTER" \
+			--data-dir "$work/$part$i" --log-level warn --push-per-ip 0 --max-conns 0 --degrade-after "$DEGRADE_AFTER" \
 			>"$work/waitroom$i.log" 2>&1 &
 		waitroom_pid="$waitroom_pid $!"
 		pids="$pids${pids:+,}$!"
@@ -188,7 +189,7 @@ trap 'for p in $cpids $tailpid; do kill "$p" 2>/dev/null || true; done; cleanup'
 if [[ $CROWD == 1 ]]; then
 	echo
 	echo "== part 1, the crowd: stages $STAGES over $SERVERS servers and $CLIENTS clients; $WINDOW windows; pace $BATCH_SIZE every $BATCH_INTERVAL"
-	start_servers "$SERVERS"
+	start_servers "$SERVERS" crowd
 	# Each client holds its share of every stage; the first one puts the room
 	# and reads Redis and the servers, dividing its per-waiter and per-socket
 	# figures by the clients' number (the others hold as many as it does).
@@ -255,7 +256,7 @@ fi
 if [[ $PACE == 1 ]]; then
 	echo
 	echo "== part 2, the pace: $PACE_CONNS waiters over $PACE_SERVERS servers, $PACE_WINDOW window, one server killed halfway"
-	start_servers "$PACE_SERVERS"
+	start_servers "$PACE_SERVERS" pace
 	victim=${pids##*,}
 	win=${PACE_WINDOW%s}
 	timeout $((${RAMP_TIMEOUT%s} + win + 60 * PACE_SERVERS + 120))s nice -n "$NICE" "$work/wsload" --url "$urls" --room pace \
