@@ -12,14 +12,25 @@ import (
 	"github.com/jonboulle/clockwork"
 )
 
-// Thresholds of the availability flag: a few failures in a row switch to
-// degraded fast; more successes in a row are needed to switch back, so a
-// flapping Redis does not flap the shop.
+// Thresholds of the availability flag. Degraded mode starts when store calls
+// have failed for DefaultDegradeAfter with no answer in between, or at once on
+// two certain failures in a row (ErrStoreDown: the connection refused, out of
+// memory): a server starved of CPU sees its calls time out on a Redis that
+// answers, and must not turn the line off for a stall. More answers in a row
+// are needed to switch back, so a flapping Redis does not flap the shop.
 const (
-	failuresToDegrade  = 2
-	successesToRecover = 4
-	pingInterval       = 500 * time.Millisecond
-	pingTimeout        = 400 * time.Millisecond
+	DefaultDegradeAfter = time.Second
+	downToDegrade       = 2
+	successesToRecover  = 4
+	pingInterval        = 500 * time.Millisecond
+	pingTimeout         = 400 * time.Millisecond
+)
+
+// Bounds of SetDegradeAfter: below a probe interval a stall switches; above a
+// minute visitors give up first.
+const (
+	MinDegradeAfter = 100 * time.Millisecond
+	MaxDegradeAfter = time.Minute
 )
 
 // Availability is this server's one flag for "Redis can be used". It is fed
@@ -32,8 +43,11 @@ type Availability struct {
 	degraded atomic.Bool
 
 	mu        sync.Mutex
+	after     time.Duration // how long failures must last (DefaultDegradeAfter)
 	redisUp   bool
-	failures  int
+	failures  int       // failures since the last answer
+	down      int       // certain ones among them (ErrStoreDown)
+	firstFail time.Time // when the first of them was recorded
 	successes int
 	drill     bool // an operator's drill forces degraded mode; false is automatic
 	reason    string
@@ -58,7 +72,17 @@ func NewAvailability(clock clockwork.Clock, log *slog.Logger) *Availability {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Availability{clock: clock, log: log, redisUp: true, reason: "redis answers", since: clock.Now()}
+	return &Availability{clock: clock, log: log, after: DefaultDegradeAfter, redisUp: true, reason: "redis answers", since: clock.Now()}
+}
+
+// SetDegradeAfter sets how long store calls must keep failing, with no answer
+// in between, before degraded mode starts; d is clamped to
+// [MinDegradeAfter, MaxDegradeAfter] (the config checks it first). It returns a.
+func (a *Availability) SetDegradeAfter(d time.Duration) *Availability {
+	a.mu.Lock()
+	a.after = min(max(d, MinDegradeAfter), MaxDegradeAfter)
+	a.mu.Unlock()
+	return a
 }
 
 // Degraded is the hot-path read.
@@ -96,18 +120,32 @@ func (a *Availability) RecordProbe(err error) { a.record(err, true) }
 // mode and any call's answer breaks a run of failures, but only probes count
 // towards recovery: they come every 500 ms, so "four answers in a row" means
 // two seconds of steady answers, not four calls in a burst of traffic.
+// A run of failures switches once it spans a.after (the probe alone fails
+// every 500 ms while Redis hangs), or on its second certain failure.
 func (a *Availability) record(err error, probe bool) {
+	if errors.Is(err, ErrBusy) {
+		return // this server is busy, the store is not gone: neither a failure nor an answer
+	}
 	a.mu.Lock()
 	if err != nil && errors.Is(err, ErrUnavailable) {
+		now := a.clock.Now()
 		a.successes = 0
+		if a.failures == 0 {
+			a.firstFail = now
+		}
 		a.failures++
-		if a.redisUp && a.failures >= failuresToDegrade {
+		if errors.Is(err, ErrStoreDown) {
+			a.down++
+		}
+		lasted := now.Sub(a.firstFail)
+		if a.redisUp && (a.down >= downToDegrade || (a.failures > 1 && lasted >= a.after)) {
 			a.redisUp = false
-			a.log.Warn("redis unreachable: switching to degraded mode", "err", err)
+			a.log.Warn("redis unreachable: switching to degraded mode", "err", err,
+				"failures", a.failures, "certain", a.down, "for", lasted)
 			a.reason = "redis unreachable: " + err.Error()
 		}
 	} else {
-		a.failures = 0
+		a.failures, a.down = 0, 0
 		if probe {
 			a.successes++
 		}

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -14,6 +15,12 @@ var (
 	// ErrUnavailable: the store cannot be used now (unreachable, out of
 	// memory, loading); the caller answers 503 and degraded mode counts it.
 	ErrUnavailable = errors.New("queue: store unavailable")
+	// ErrStoreDown: unavailable for certain (the connection was refused, or
+	// the store answered that it cannot serve: out of memory, loading). It
+	// matches ErrUnavailable too. A timeout is not certain: a server starved
+	// of CPU times out on a store that answers, so degraded mode waits for a
+	// timeout to last (Availability) but switches on ErrStoreDown at once.
+	ErrStoreDown = fmt.Errorf("%w: down for certain", ErrUnavailable)
 	// ErrBusy: every connection of this server to the store is in use. The
 	// store is up and this server is overloaded, so the caller answers 503
 	// and degraded mode does not count it: polling load alone must not turn

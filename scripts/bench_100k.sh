@@ -35,7 +35,10 @@
 # PACE_WINDOW (60s), CROWD (1: run part 1), NICE (0: the niceness of the
 # servers and clients; a negative one puts this bounded run ahead of other
 # tenants' work, so that it measures waitroom rather than the machine),
-# KEEP=1 (keep logs and JSON), COMMIT.
+# DEGRADE_AFTER (1s, the servers' default: how long Redis calls must keep
+# timing out before a server switches to degraded mode; a machine other
+# tenants saturate starves the servers for longer than that), KEEP=1 (keep logs and JSON), COMMIT, PORT_LOW and PORT_SPAN (the listeners' ports:
+# [PORT_LOW, PORT_LOW+PORT_SPAN), default 10000 up to the ephemeral range).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -53,6 +56,7 @@ PACE_SERVERS=${PACE_SERVERS:-4}
 PACE_CONNS=${PACE_CONNS:-2000}
 PACE_WINDOW=${PACE_WINDOW:-60s}
 NICE=${NICE:-0}
+DEGRADE_AFTER=${DEGRADE_AFTER:-1s}
 ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
 
 BENCH_NAME=bench_100k
@@ -83,11 +87,13 @@ if ((CONCURRENCY < CLIENTS)); then
 fi
 
 # Listeners below the ephemeral range: the clients' sockets come and go there.
+# PORT_LOW and PORT_SPAN narrow the range (a shared machine's share of ports).
 free_port() {
-	local p lo
-	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
+	local p lo span
+	lo=${PORT_LOW:-10000}
+	span=${PORT_SPAN:-$(($(cut -f1 /proc/sys/net/ipv4/ip_local_port_range) - lo))}
 	for _ in $(seq 50); do
-		p=$((10000 + RANDOM % (lo - 10000)))
+		p=$((lo + RANDOM % span))
 		if [[ -z $(ss -Htan "sport = :$p") ]]; then
 			echo "$p"
 			return
@@ -102,23 +108,24 @@ go build -o "$work/waitroom" ./cmd/waitroom
 go build -o "$work/wsload" ./cmd/wsload
 
 describe_machine
-echo "nice:   servers and clients $NICE, redis-server -10"
+echo "nice:   servers and clients $NICE, redis-server -10; servers --degrade-after $DEGRADE_AFTER"
 
 "$work/waitroom" --create-signing-key --signing-key "$work/signing-key.pem" >/dev/null 2>&1
 
-# start_servers N starts N waitroom processes on the one Redis, each with its
-# own port and data directory (the outbox is per server) and the shared
-# signing key: $urls (comma-separated), $pids (comma-separated), and every pid
-# in $waitroom_pid for the cleanup.
+# start_servers N PART starts N waitroom processes on the one Redis, each with
+# its own port and data directory (the outbox is per server; fresh per PART:
+# a server restores the rooms of its directory's snapshot into a flushed
+# Redis) and the shared signing key: $urls (comma-separated), $pids
+# (comma-separated), and every pid in $waitroom_pid for the cleanup.
 start_servers() {
-	local n=$1 i port
+	local n=$1 part=$2 i port
 	urls="" pids=""
 	for i in $(seq "$n"); do
 		port=$(free_port)
-		mkdir -p "$work/data$i"
+		mkdir -p "$work/$part$i"
 		nice -n "$NICE" "$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
 			--signing-key "$work/signing-key.pem" --kafka-brokers embedded --addr "127.0.0.1:$port" \
-			--data-dir "$work/data$i" --log-level warn --push-per-ip 0 --max-conns 0 \
+			--data-dir "$work/$part$i" --log-level warn --push-per-ip 0 --max-conns 0 --degrade-after "$DEGRADE_AFTER" \
 			>"$work/waitroom$i.log" 2>&1 &
 		waitroom_pid="$waitroom_pid $!"
 		pids="$pids${pids:+,}$!"
@@ -182,7 +189,7 @@ trap 'for p in $cpids $tailpid; do kill "$p" 2>/dev/null || true; done; cleanup'
 if [[ $CROWD == 1 ]]; then
 	echo
 	echo "== part 1, the crowd: stages $STAGES over $SERVERS servers and $CLIENTS clients; $WINDOW windows; pace $BATCH_SIZE every $BATCH_INTERVAL"
-	start_servers "$SERVERS"
+	start_servers "$SERVERS" crowd
 	# Each client holds its share of every stage; the first one puts the room
 	# and reads Redis and the servers, dividing its per-waiter and per-socket
 	# figures by the clients' number (the others hold as many as it does).
@@ -249,7 +256,7 @@ fi
 if [[ $PACE == 1 ]]; then
 	echo
 	echo "== part 2, the pace: $PACE_CONNS waiters over $PACE_SERVERS servers, $PACE_WINDOW window, one server killed halfway"
-	start_servers "$PACE_SERVERS"
+	start_servers "$PACE_SERVERS" pace
 	victim=${pids##*,}
 	win=${PACE_WINDOW%s}
 	timeout $((${RAMP_TIMEOUT%s} + win + 60 * PACE_SERVERS + 120))s nice -n "$NICE" "$work/wsload" --url "$urls" --room pace \

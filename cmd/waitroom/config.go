@@ -80,6 +80,10 @@ type config struct {
 	PushPerIP     int
 	MaxConns      int
 
+	// DegradeAfter is how long Redis calls must keep failing (timeouts), with
+	// no answer in between, before this server switches to degraded mode.
+	DegradeAfter time.Duration
+
 	// ServerID names this server in the rooms' admitter leases (and their logs).
 	ServerID string
 	// Wrong admin tokens (API and dashboard sign-in) allowed per minute,
@@ -186,6 +190,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
 	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
 	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
+	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
 	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
@@ -318,6 +323,9 @@ func (c *config) validate() error {
 	}
 	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("--body-timeout %v: want between 1s and 10m", c.BodyTimeout))
+	}
+	if c.DegradeAfter < queue.MinDegradeAfter || c.DegradeAfter > queue.MaxDegradeAfter {
+		errs = append(errs, fmt.Errorf("--degrade-after %v: want between %v and %v", c.DegradeAfter, queue.MinDegradeAfter, queue.MaxDegradeAfter))
 	}
 	for _, n := range []struct {
 		name string

@@ -29,6 +29,12 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.BodyTimeout != 10*time.Second || c.PushPerTicket != 4 || c.PushPerIP != 100 || c.MaxConns != 20000 {
 		t.Fatalf("limit defaults: %+v", c)
 	}
+	if c.DegradeAfter != time.Second {
+		t.Fatalf("--degrade-after default %v, want 1s", c.DegradeAfter)
+	}
+	if c, err := parseConfig([]string{"--degrade-after", "3s"}, env("WAITROOM_DEGRADE_AFTER", "2s"), io.Discard); err != nil || c.DegradeAfter != 3*time.Second {
+		t.Fatalf("--degrade-after over its environment twin: %v %v", c.DegradeAfter, err)
+	}
 	if c, err := parseConfig(nil, env("WAITROOM_PUSH_PER_IP", "0", "WAITROOM_MAX_CONNS", "500"), io.Discard); err != nil || c.PushPerIP != 0 || c.MaxConns != 500 {
 		t.Fatalf("limits from the environment: %+v %v", c, err)
 	}
@@ -70,6 +76,9 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--body-timeout", "0s"}, env(), "--body-timeout"},
 		{nil, env("WAITROOM_BODY_TIMEOUT", "11m"), "--body-timeout"},
 		{[]string{"--push-per-ticket", "-1"}, env(), "--push-per-ticket"},
+		{[]string{"--degrade-after", "50ms"}, env(), "--degrade-after 50ms: want between 100ms and 1m0s"},
+		{nil, env("WAITROOM_DEGRADE_AFTER", "2m"), "--degrade-after"},
+		{nil, env("WAITROOM_DEGRADE_AFTER", "soon"), "WAITROOM_DEGRADE_AFTER"},
 		{[]string{"--pow-pool-size", "0"}, env(), "--pow-pool-size"},
 		{nil, env("WAITROOM_POW_POOL_RATE", "0.5"), "--pow-pool-rate"},
 		{[]string{"--pow-pool-rate", "NaN"}, env(), "--pow-pool-rate"},

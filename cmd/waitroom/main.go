@@ -70,11 +70,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return createSigningKey(cfg, log)
 	}
 
-	rdb, embedded, err := openRedis(cfg, log)
+	rdb, probeRdb, embedded, err := openRedis(cfg, log)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = rdb.Close() }()
+	defer func() { _ = rdb.Close(); _ = probeRdb.Close() }()
 	if embedded != nil {
 		defer embedded.Close()
 	}
@@ -93,7 +93,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
 	}
 
-	avail := queue.NewAvailability(nil, log)
+	avail := queue.NewAvailability(nil, log).SetDegradeAfter(cfg.DegradeAfter)
 	rdb.AddHook(redisstore.Hook(avail)) // every Redis call's outcome feeds the flag
 	store := redisstore.New(rdb, vocab.KeyPrefix)
 
@@ -240,7 +240,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	g.Go(func() error { return ctl.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
 	g.Go(func() error { return dash.Run(gctx) })
-	g.Go(func() error { return avail.Run(gctx, store.Probe) })
+	g.Go(func() error { return avail.Run(gctx, redisstore.New(probeRdb, vocab.KeyPrefix).Probe) })
 	g.Go(func() error { return ob.Run(gctx) })
 	if dm != nil {
 		g.Go(func() error { return dm.run(gctx) })
@@ -268,25 +268,29 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 }
 
 // openRedis connects to the configured Redis, or starts the in-process
-// Redis-protocol server when none is given.
-func openRedis(cfg config, log *slog.Logger) (redis.UniversalClient, io.Closer, error) {
+// Redis-protocol server when none is given. The second client is the
+// availability probe's own connection (redisstore.ProbeOptions).
+func openRedis(cfg config, log *slog.Logger) (rdb, probe redis.UniversalClient, _ io.Closer, _ error) {
 	if cfg.RedisURL == "" {
 		mr, err := startEmbeddedRedis()
 		if err != nil {
-			return nil, nil, fmt.Errorf("embedded redis: %w", err)
+			return nil, nil, nil, fmt.Errorf("embedded redis: %w", err)
 		}
 		log.Warn("EMBEDDED MODE: no --redis-url given, so an in-process Redis-protocol server (miniredis) holds the line; data lives in memory and is lost on exit. Give --redis-url for production.",
 			"redis_addr", mr.Addr())
-		return redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{mr.Addr()}})), closerFunc(mr.Close), nil
+		opts := &redis.UniversalOptions{Addrs: []string{mr.Addr()}}
+		return redis.NewUniversalClient(redisstore.FailFast(opts)), redis.NewUniversalClient(redisstore.ProbeOptions(*opts)),
+			closerFunc(mr.Close), nil
 	}
 	opts, err := redisOptions(cfg.RedisURL)
 	if err != nil {
-		return nil, nil, fmt.Errorf("config: --redis-url: %w", err)
+		return nil, nil, nil, fmt.Errorf("config: --redis-url: %w", err)
 	}
 	opts.SentinelPassword = cfg.RedisSentinelPassword
-	rdb := redis.NewUniversalClient(redisstore.FailFast(opts))
+	probe = redis.NewUniversalClient(redisstore.ProbeOptions(*opts))
+	rdb = redis.NewUniversalClient(redisstore.FailFast(opts))
 	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
-	return rdb, nil, nil
+	return rdb, probe, nil, nil
 }
 
 type closerFunc func()

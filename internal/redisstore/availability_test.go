@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,9 +20,15 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-// errRefused is an outage as the store's adapter reports it.
-var errRefused = fmt.Errorf("redisstore: call: %w: %w", queue.ErrUnavailable,
-	&net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")})
+// errRefused is a certain outage as the store's adapter reports it: nothing
+// listens at Redis's address.
+var errRefused = fmt.Errorf("redisstore: call: %w: %w", queue.ErrStoreDown,
+	&net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.ECONNREFUSED)})
+
+// errTimeout is an uncertain one: Redis did not answer in time, which a
+// server starved of CPU also sees.
+var errTimeout = fmt.Errorf("redisstore: call: %w: %w", queue.ErrUnavailable,
+	&net.OpError{Op: "read", Net: "tcp", Err: os.ErrDeadlineExceeded})
 
 func TestAvailabilitySwitchesWithoutFlapping(t *testing.T) {
 	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
@@ -71,6 +80,151 @@ func TestAvailabilitySwitchesWithoutFlapping(t *testing.T) {
 		!redisstore.Unreachable(errors.New("LOADING Redis is loading the dataset in memory")) {
 		t.Fatal("Unreachable misclassifies")
 	}
+	for _, err := range []error{errRefused, syscall.ECONNREFUSED, errors.New("LOADING Redis is loading the dataset in memory"),
+		errors.New("OOM command not allowed when used memory > 'maxmemory'.")} {
+		if !redisstore.Down(err) {
+			t.Fatalf("Down(%v) = false, want true", err)
+		}
+	}
+	for _, err := range []error{nil, redis.Nil, errTimeout, os.ErrDeadlineExceeded, syscall.ECONNRESET,
+		errors.New("TRYAGAIN Multiple keys request during rehashing of slot"), errors.New("ERR script error")} {
+		if redisstore.Down(err) {
+			t.Fatalf("Down(%v) = true, want false", err)
+		}
+	}
+}
+
+// TestAvailabilityRidesOutAStall: calls that time out switch to degraded
+// mode only once they have kept failing for the window (1 s by default)
+// with no answer in between. A CPU-starved server sees a burst of timeouts
+// from a Redis that answers; a hung Redis fails every probe (500 ms) and
+// still switches, just later than a refused connection.
+func TestAvailabilityRidesOutAStall(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil)
+	for range 50 { // a stall's burst: every call in flight timed out at once
+		a.Record(errTimeout)
+	}
+	if a.Degraded() {
+		t.Fatal("a burst of timeouts at one instant switched to degraded")
+	}
+	clock.Advance(900 * time.Millisecond)
+	a.Record(errTimeout)
+	if a.Degraded() {
+		t.Fatal("timeouts over 0.9 s switched (window 1 s)")
+	}
+	a.Record(nil) // an answer ends the run
+	clock.Advance(200 * time.Millisecond)
+	a.Record(errTimeout)
+	clock.Advance(999 * time.Millisecond)
+	a.Record(errTimeout)
+	if a.Degraded() {
+		t.Fatal("the window did not restart after an answer")
+	}
+	clock.Advance(time.Millisecond)
+	if a.Degraded() {
+		t.Fatal("switched without a failure recorded")
+	}
+	a.Record(errTimeout)
+	if !a.Degraded() || a.State().RedisUp {
+		t.Fatalf("timeouts for 1 s with no answer did not switch: %+v", a.State())
+	}
+
+	// A longer window, as --degrade-after sets it; a lone certain failure
+	// among timeouts does not switch, two do.
+	a = queue.NewAvailability(clock, nil).SetDegradeAfter(3 * time.Second)
+	a.Record(errTimeout)
+	clock.Advance(2 * time.Second)
+	a.Record(errRefused)
+	a.Record(errTimeout)
+	if a.Degraded() {
+		t.Fatal("switched within a 3 s window on one refused connection")
+	}
+	clock.Advance(time.Second)
+	a.Record(errTimeout)
+	if !a.Degraded() {
+		t.Fatal("timeouts for 3 s did not switch with a 3 s window")
+	}
+	a = queue.NewAvailability(clock, nil).SetDegradeAfter(3 * time.Second)
+	a.Record(errRefused)
+	a.Record(nil)
+	a.Record(errRefused)
+	if a.Degraded() {
+		t.Fatal("refused connections that are not consecutive switched")
+	}
+	a.Record(errRefused)
+	if !a.Degraded() {
+		t.Fatal("two refused connections in a row did not switch at once")
+	}
+
+	// Out of bounds is clamped (the config refuses it first).
+	a = queue.NewAvailability(clock, nil).SetDegradeAfter(0)
+	a.Record(errTimeout)
+	clock.Advance(queue.MinDegradeAfter - time.Millisecond)
+	a.Record(errTimeout)
+	if a.Degraded() {
+		t.Fatal("a window of 0 was not clamped to the minimum")
+	}
+}
+
+// TestRealOutagesAreClassified: against a real redis-server, a paused Redis
+// (CLIENT PAUSE: it stops answering, as a hung or starved one does) gives
+// timeouts that switch only once they last the window, while a killed one
+// refuses connections, which switch after two calls without the clock
+// moving at all.
+func TestRealOutagesAreClassified(t *testing.T) {
+	srv := redistest.Start(t)
+	ctx := context.Background()
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 100 * time.Millisecond,
+		WriteTimeout: 100 * time.Millisecond, MaxRetries: -1, DialerRetries: 1, PoolSize: 4})
+	rdb.AddHook(redisstore.Hook(a))
+	t.Cleanup(func() { _ = rdb.Close() })
+	store := redisstore.New(rdb, redistest.Prefix(t))
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Client(t).Do(ctx, "CLIENT", "PAUSE", 1500, "ALL").Err(); err != nil {
+		t.Skipf("this Redis cannot pause clients (%v)", err)
+	}
+	for range 3 {
+		_, err := store.GetRoom(ctx, "paused")
+		if !errors.Is(err, queue.ErrUnavailable) || errors.Is(err, queue.ErrStoreDown) {
+			t.Fatalf("a call to a paused Redis: %v, want ErrUnavailable and not ErrStoreDown", err)
+		}
+	}
+	if a.Degraded() {
+		t.Fatal("three timeouts at one instant switched to degraded")
+	}
+	clock.Advance(time.Second)
+	if _, err := store.GetRoom(ctx, "paused"); !errors.Is(err, queue.ErrUnavailable) {
+		t.Fatalf("a call to a paused Redis: %v", err)
+	}
+	if !a.Degraded() {
+		t.Fatalf("timeouts for 1 s did not switch: %+v", a.State())
+	}
+
+	// The pause ends (a call with time to wait answers), and the flag is fed
+	// again from scratch.
+	slow := redis.NewClient(&redis.Options{Addr: srv.Addr(), ReadTimeout: 10 * time.Second})
+	t.Cleanup(func() { _ = slow.Close() })
+	if err := slow.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	a = queue.NewAvailability(clock, nil)
+	rdb.AddHook(redisstore.Hook(a))
+	srv.Kill()
+	_, err := store.GetRoom(ctx, "gone")
+	if !errors.Is(err, queue.ErrStoreDown) {
+		t.Fatalf("a call to a killed Redis: %v, want ErrStoreDown", err)
+	}
+	if _, err := store.GetRoom(ctx, "gone"); !errors.Is(err, queue.ErrStoreDown) {
+		t.Fatalf("a call to a killed Redis: %v, want ErrStoreDown", err)
+	}
+	if st := a.State(); !st.Degraded || !strings.Contains(st.Reason, "refused") {
+		t.Fatalf("two refused connections did not switch at once: %+v", st)
+	}
 }
 
 func TestAvailabilityDrillOverridesAndReturnsToAutomatic(t *testing.T) {
@@ -117,11 +271,13 @@ func TestDrillEndedWithFalseStillFailsOver(t *testing.T) {
 }
 
 // TestAvailabilityNoticesAKilledRedis: with a real redis-server killed, the
-// probe loop (500 ms, fake clock) switches within two probes, and back after
-// a restart once four probes answer.
+// probe loop (500 ms, fake clock) of a FailFast client hears the connection
+// refused and switches within two probes, and back after a restart once four
+// probes answer.
 func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 	srv := redistest.Start(t)
-	rdb := srv.Client(t)
+	rdb := redis.NewUniversalClient(redisstore.FailFast(&redis.UniversalOptions{Addrs: []string{srv.Addr()}}))
+	t.Cleanup(func() { _ = rdb.Close() })
 	clock := clockwork.NewFakeClock()
 	a := queue.NewAvailability(clock, nil)
 	store := redisstore.New(rdb, redistest.Prefix(t))
@@ -184,10 +340,12 @@ func TestAvailabilityNoticesAKilledRedis(t *testing.T) {
 // (polling load), calls time out waiting for the pool. That is this server
 // being overloaded, not Redis gone: the caller gets queue.ErrBusy (503
 // busy) and the availability flag does not switch to degraded mode, which
-// would turn the line off because of load alone.
+// would turn the line off because of load alone. Nor do calls whose own
+// deadline passed while they waited for the pool.
 func TestBusyPoolIsNotAnOutage(t *testing.T) {
 	srv := redistest.Shared(t)
-	a := queue.NewAvailability(clockwork.NewFakeClock(), nil)
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil)
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1, PoolTimeout: 50 * time.Millisecond, MaxRetries: -1})
 	rdb.AddHook(redisstore.Hook(a))
 	t.Cleanup(func() { _ = rdb.Close() })
@@ -212,8 +370,32 @@ func TestBusyPoolIsNotAnOutage(t *testing.T) {
 			t.Fatalf("a call on a full pool: %v, want ErrBusy and not ErrUnavailable", err)
 		}
 	}
+	// Calls whose own deadline passes while they wait for the pool ran out
+	// of time on this server: not counted either, even after a timeout that
+	// started a run of failures 2 s ago (they would end it in degraded mode).
+	a.Record(errTimeout)
+	clock.Advance(2 * time.Second)
+	for range 3 {
+		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		_, err := store.GetRoom(short, "busy")
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a call that ran out of time on a full pool: %v", err)
+		}
+	}
 	if a.Degraded() {
 		t.Fatalf("a busy pool switched to degraded mode: %+v", a.State())
+	}
+	// The probe has a connection of its own, so it still hears Redis.
+	probeRdb := redis.NewUniversalClient(redisstore.ProbeOptions(redis.UniversalOptions{Addrs: []string{srv.Addr()}}))
+	t.Cleanup(func() { _ = probeRdb.Close() })
+	if _, err := redisstore.New(probeRdb, prefix).Probe(ctx); err != nil {
+		t.Fatalf("the probe on its own connection while the pool is full: %v", err)
+	}
+	a.RecordProbe(queue.ErrBusy) // busy is no answer: it neither ends nor extends the run
+	a.Record(errTimeout)
+	if !a.Degraded() {
+		t.Fatal("a busy outcome ended the run of failures")
 	}
 	if err := srv.Client(t).LPush(ctx, wake, "x").Err(); err != nil {
 		t.Fatal(err)

@@ -15,10 +15,14 @@ import (
 )
 
 // fail wraps a Redis error for action; one that means Redis cannot be used
-// also matches queue.ErrUnavailable, the only form in which HTTP code sees it.
+// also matches queue.ErrUnavailable, the only form in which HTTP code sees it,
+// and queue.ErrStoreDown when that is certain (Down).
 func fail(action string, err error) error {
 	if errors.Is(err, redis.ErrPoolTimeout) {
 		return fmt.Errorf("redisstore: %s: %w: %w", action, queue.ErrBusy, err)
+	}
+	if Down(err) {
+		return fmt.Errorf("redisstore: %s: %w: %w", action, queue.ErrStoreDown, err)
 	}
 	if Unreachable(err) {
 		return fmt.Errorf("redisstore: %s: %w: %w", action, queue.ErrUnavailable, err)
@@ -37,21 +41,42 @@ func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) {
 		return false
 	}
-	if errors.Is(err, queue.ErrUnavailable) || OutOfMemory(err) {
+	if errors.Is(err, queue.ErrUnavailable) || Down(err) || answered(err, "TRYAGAIN") {
 		return true
-	}
-	// Redis answering that it cannot serve yet (replaying its AOF, a
-	// replica without its master, a cluster re-sharding) is not an answer.
-	for _, p := range []string{"LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN", "TRYAGAIN"} {
-		if strings.HasPrefix(err.Error(), p+" ") {
-			return true
-		}
 	}
 	var ne net.Error
 	return errors.As(err, &ne) || errors.Is(err, redis.ErrClosed) ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// Down reports whether err means for certain that Redis cannot be used now:
+// nothing listens at its address (the connection was refused: the process is
+// gone), or Redis itself answered that it cannot serve (out of memory,
+// loading, no master, cluster down). A timeout, a reset, a closed connection
+// or a TRYAGAIN (a slot moving) is not certain: a server starved of CPU sees
+// the first ones from a Redis that answers.
+func Down(err error) bool {
+	if err == nil {
+		return false
+	}
+	if errors.Is(err, queue.ErrStoreDown) || errors.Is(err, syscall.ECONNREFUSED) || OutOfMemory(err) {
+		return true
+	}
+	return answered(err, "LOADING", "READONLY", "MASTERDOWN", "CLUSTERDOWN")
+}
+
+// answered reports whether Redis answered err with one of the prefixes:
+// that it cannot serve yet (replaying its AOF, a replica without its master,
+// a cluster down or re-sharding), which is not an answer.
+func answered(err error, prefixes ...string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(err.Error(), p+" ") {
+			return true
+		}
+	}
+	return false
 }
 
 // OutOfMemory reports whether Redis refused a write for memory ("OOM command
