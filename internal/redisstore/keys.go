@@ -8,6 +8,8 @@ type roomKeys struct {
 	admitter string
 	// pre is the pre-queue of a scheduled opening, draw the record of its draw.
 	pre, draw string
+	// log is the change log: a stream of the scores that enter and leave q.
+	log string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 }
@@ -53,6 +55,7 @@ func keysFor(prefix, room string) roomKeys {
 		events:   b + "events",
 		pre:      b + "pre",
 		draw:     b + "draw",
+		log:      b + "log",
 		// activation is kept by internal/adaptive; listed so DeleteRoom removes it.
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
@@ -65,5 +68,5 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -128,7 +129,7 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
 	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre},
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre, k.log},
 		identity, newID, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
 		st.MaxWaiting,
@@ -173,10 +174,18 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 	k := keysFor(s.prefix, room)
 	keys := []string{k.tickets, k.q, k.seen, k.stats}
 	// Make sure the script is cached so the pipeline's EVALSHAs all hit.
+	var scores *redis.Cmd
 	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, id := range ids {
 			statusScript.EvalSha(ctx, p, keys, id, "", ms(now))
 		}
+		// Each waiter's score, for its local position (queue.Positions); a
+		// score never changes while the ticket waits.
+		args := append(make([]any, 0, len(ids)+2), "zmscore", k.q)
+		for _, id := range ids {
+			args = append(args, id)
+		}
+		scores = p.Do(ctx, args...)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -189,7 +198,8 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		return s.StatusMany(ctx, room, nil, ids, now)
 	}
 	out := make([]queue.Ticket, len(ids))
-	for i, c := range cmds {
+	sc, _ := scores.Slice()
+	for i, c := range cmds[:len(ids)] {
 		res, err := c.(*redis.Cmd).Slice()
 		if errors.Is(err, redis.Nil) {
 			out[i] = queue.Ticket{Room: room, ID: ids[i], State: queue.StateExpired, Reason: "unknown"}
@@ -201,6 +211,12 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		if out[i], err = decodeStatus(room, ids[i], res, now); err != nil {
 			return nil, err
 		}
+		out[i].Score = math.NaN() // not in q: no local position
+		if i < len(sc) {
+			if f, err := strconv.ParseFloat(fmt.Sprint(sc[i]), 64); err == nil && sc[i] != nil {
+				out[i].Score = f
+			}
+		}
 	}
 	return out, nil
 }
@@ -211,7 +227,7 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre}, id, identity, ms(now)).Int()
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log}, id, identity, ms(now)).Int()
 	if err != nil {
 		return fail("leave", err)
 	}
@@ -275,7 +291,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		}
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors}, args...).Slice()
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log}, args...).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

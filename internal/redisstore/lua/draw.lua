@@ -8,6 +8,8 @@
 -- KEYS[3] seen     ZSET waiting tickets scored by last sign of life (ms)
 -- KEYS[4] tickets  HASH ticket id -> JSON record
 -- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
+-- KEYS[6] stats    HASH counters (logn: the change log's count)
+-- KEYS[7] log      STREAM the change log (positions)
 -- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
 -- ARGV[5] event channel  ARGV[6] most late entries moved per call
 -- ARGV[7..] the drawn order: every pre-queue ticket id once
@@ -15,6 +17,27 @@
 -- opening was drawn before, {-1, 0} when the order is not the pre-queue.
 local now = tonumber(ARGV[2])
 local first = 7
+-- Change log: one entry for this call's changes to q (scores added, removed),
+-- read by the servers that keep positions themselves (queue.Changes). n counts
+-- the entries so a reader sees a gap; MAXLEN ~ 50000 is queue.LogKeep.
+local function log_changes(stats, log, added, removed)
+  if #added == 0 and #removed == 0 then return end
+  local n = redis.call('HINCRBY', stats, 'logn', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', 50000, '*', 'n', n,
+    'a', table.concat(added, ','), 'd', table.concat(removed, ','))
+end
+-- positions: scores this call put in q, as "lo:hi" runs of consecutive scores
+local added, run_lo, run_hi = {}, nil, nil
+local function add_score(sc)
+  if run_hi and sc == run_hi + 1 then run_hi = sc return end
+  if run_lo then added[#added + 1] = run_lo .. ':' .. run_hi end
+  run_lo, run_hi = sc, sc
+end
+local function log_added()
+  if run_lo then added[#added + 1] = run_lo .. ':' .. run_hi end
+  run_lo, run_hi = nil, nil
+  log_changes(KEYS[6], KEYS[7], added, {})
+end
 
 local function mark(id, score, pos)
   local raw = redis.call('HGET', KEYS[4], id)
@@ -34,6 +57,7 @@ local function late()
     local id, seq = pre[i], tonumber(pre[i + 1])
     redis.call('ZREM', KEYS[1], id)
     redis.call('ZADD', KEYS[2], seq, id)
+    add_score(seq) -- positions
     mark(id, seq, redis.call('ZRANK', KEYS[2], id) + 1)
   end
   return #pre / 2
@@ -41,6 +65,7 @@ end
 
 if redis.call('HGET', KEYS[5], 'opens') == ARGV[1] then
   local n = late()
+  log_added() -- positions
   if n > 0 then redis.call('PUBLISH', ARGV[5], '*settings') end
   return {0, n}
 end
@@ -75,6 +100,7 @@ for c = first, #ARGV, chunk do
       rec.st, rec.p = 'waiting', k
       recs[#recs + 1], recs[#recs + 2] = id, cjson.encode(rec)
       qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, id
+      add_score(base - n - 1 + k) -- positions
       sz[#sz + 1], sz[#sz + 2] = now, id
     end
   end
@@ -85,6 +111,7 @@ for c = first, #ARGV, chunk do
   end
 end
 redis.call('DEL', KEYS[1])
+log_added() -- positions
 redis.call('HSET', KEYS[5], 'opens', ARGV[1], 'at', ARGV[2], 'drawn', n, 'server', ARGV[3], 'hash', ARGV[4])
 redis.call('PUBLISH', ARGV[5], '*settings')
 return {1, 0}

@@ -10,6 +10,7 @@
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
 -- KEYS[11] pre     ZSET the pre-queue of a scheduled opening, scored by seq
+-- KEYS[12] log     STREAM the change log (positions)
 -- ARGV[1] identity  ARGV[2] new ticket id  ARGV[3] now (ms)
 -- ARGV[4] mode: "line" (the line is on), "open" (activation off), "paused",
 --   "open_if_empty" (an adaptive room whose line is closed: in at once unless
@@ -31,6 +32,16 @@ local identity, id, now = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local mode = ARGV[4]
 local capacity, size, interval = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
 local orderable, ttl = tonumber(ARGV[8]), tonumber(ARGV[9])
+
+-- Change log: one entry for this call's changes to q (scores added, removed),
+-- read by the servers that keep positions themselves (queue.Changes). n counts
+-- the entries so a reader sees a gap; MAXLEN ~ 50000 is queue.LogKeep.
+local function log_changes(stats, log, added, removed)
+  if #added == 0 and #removed == 0 then return end
+  local n = redis.call('HINCRBY', stats, 'logn', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', 50000, '*', 'n', n,
+    'a', table.concat(added, ','), 'd', table.concat(removed, ','))
+end
 
 local function reply(tid, rec)
   local rank = -1
@@ -113,4 +124,6 @@ else
 end
 redis.call('HSET', KEYS[2], id, cjson.encode(rec))
 redis.call('HSET', KEYS[1], identity, id)
+-- positions: a new waiter's score
+if not admit then log_changes(KEYS[8], KEYS[12], {seq}, {}) end
 return reply(id, rec)

@@ -12,6 +12,7 @@
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
 -- KEYS[8] ended    ZSET ended tickets scored by end time (ms)
 -- KEYS[9] visitors HASH identity -> ticket id
+-- KEYS[10] log     STREAM the change log (positions)
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
@@ -23,6 +24,17 @@
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
+
+-- Change log: one entry for this call's changes to q (scores added, removed),
+-- read by the servers that keep positions themselves (queue.Changes). n counts
+-- the entries so a reader sees a gap; MAXLEN ~ 50000 is queue.LogKeep.
+local function log_changes(stats, log, added, removed)
+  if #added == 0 and #removed == 0 then return end
+  local n = redis.call('HINCRBY', stats, 'logn', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', 50000, '*', 'n', n,
+    'a', table.concat(added, ','), 'd', table.concat(removed, ','))
+end
+local removed = {} -- scores taken out of q (positions)
 
 local function mark(id, fields)
   local raw = redis.call('HGET', KEYS[4], id)
@@ -72,13 +84,16 @@ end
 
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
 if #gone > 0 then
+  for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
+    if sc then removed[#removed + 1] = sc end -- positions
+  end
   redis.call('ZREM', KEYS[2], unpack(gone))
   redis.call('ZREM', KEYS[1], unpack(gone))
   finish(gone, 'abandoned')
 end
 local abandoned = #gone
 
--- pop takes the next count waiters as ZPOPMIN's {id, score, …}: the head,
+-- pop takes the next count waiters as {id, score, …}: the head,
 -- or in a random line the waiter at rank draw % waiting for each draw (the
 -- draws come from crypto/rand in Go, not math.random), until they run out.
 local random, drawn = #ARGV >= 11 + 2 * size, 0
@@ -90,10 +105,11 @@ local function pop(count)
     if left == 0 then break end
     drawn = drawn + 1
     local rank = tonumber(ARGV[11 + size + drawn]) % left
-    local id = redis.call('ZRANGE', KEYS[1], rank, rank)[1]
+    local at = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')
+    local id = at[1]
     redis.call('ZREM', KEYS[1], id)
     out[#out + 1] = id
-    out[#out + 1] = rank
+    out[#out + 1] = at[2]
   end
   return out
 end
@@ -117,7 +133,10 @@ if not paused then
     local popped = pop(math.min(n, 4000))
     if #popped == 0 then break end
     local ids = {}
-    for i = 1, #popped, 2 do ids[#ids + 1] = popped[i] end
+    for i = 1, #popped, 2 do
+      ids[#ids + 1] = popped[i]
+      removed[#removed + 1] = popped[i + 1] -- positions
+    end
     local seen = redis.call('ZMSCORE', KEYS[2], unpack(ids))
     redis.call('ZREM', KEYS[2], unpack(ids))
     for i, id in ipairs(ids) do
@@ -176,6 +195,7 @@ if sum > 0 then
   rate = tostring(sum / span)
 end
 redis.call('HSET', KEYS[6], 'rate', rate)
+log_changes(KEYS[6], KEYS[10], {}, removed) -- positions
 
 local out = {#expired, abandoned, #purge}
 for i, id in ipairs(admitted) do
