@@ -205,6 +205,14 @@ type Changes interface {
 	Rate(ctx context.Context, room string) (float64, error)
 }
 
-// LogKeep is about how many entries a room's change log keeps (the Lua
-// scripts write it as a literal; a test holds them to it).
-const LogKeep = 50_000
+// A room's change log keeps about as many entries as people wait,
+// within [LogKeepMin, LogKeep]: a reader further behind reads a snapshot,
+// which costs no more than replaying. The Lua scripts write these as
+// literals; a test holds them to it.
+const (
+	LogKeepMin = 500
+	LogKeep    = 100_000
+)
+
+// LogKeeps is how many entries the log keeps while waiting wait.
+func LogKeeps(waiting int) int { return min(LogKeep, max(LogKeepMin, waiting)) }

@@ -31,9 +31,10 @@ func (s *Store) commitLog(r *room) {
 	e.ID, e.N = strconv.FormatInt(s.logID, 10), r.logN
 	r.pending = queue.LogEntry{}
 	r.log = append(r.log, e)
-	if len(r.log) > queue.LogKeep {
-		// Trimmed as MAXLEN ~ does: a block of the oldest at once.
-		r.log = slices.Delete(r.log, 0, len(r.log)-queue.LogKeep+queue.LogKeep/10)
+	if keep := queue.LogKeeps(len(r.q)); len(r.log) > keep+100 {
+		// Trimmed as MAXLEN ~ does: whole blocks of the oldest (Redis's
+		// stream nodes hold 100 entries).
+		r.log = slices.Delete(r.log, 0, (len(r.log)-keep)/100*100)
 	}
 	if s.logWake != nil {
 		close(s.logWake)

@@ -11,7 +11,7 @@ import (
 
 // TestLogKeepIsTheScriptsCap: the scripts write the log's cap as a literal.
 func TestLogKeepIsTheScriptsCap(t *testing.T) {
-	want := fmt.Sprintf("'MAXLEN', '~', %d", queue.LogKeep)
+	want := fmt.Sprintf("math.min(%d, math.max(%d, redis.call('ZCARD', q)))", queue.LogKeep, queue.LogKeepMin)
 	for _, name := range []string{"enter.lua", "tick.lua", "leave.lua", "draw.lua"} {
 		src, err := os.ReadFile("lua/" + name)
 		if err != nil {

@@ -19,12 +19,20 @@ local now = tonumber(ARGV[2])
 local first = 7
 -- Change log: one entry for this call's changes to q (scores added, removed),
 -- read by the servers that keep positions themselves (queue.Changes). n counts
--- the entries so a reader sees a gap; MAXLEN ~ 50000 is queue.LogKeep.
-local function log_changes(stats, log, added, removed)
+-- the entries so a reader sees a gap. It keeps about as many as wait, within
+-- [500, 100000] entries (queue.LogKeepMin, LogKeep): a reader further behind
+-- reads a snapshot, which costs no more than replaying. Scores are joined in
+-- pieces: one concat of 10,000 overflows miniredis's Lua.
+local function log_changes(q, stats, log, added, removed)
   if #added == 0 and #removed == 0 then return end
+  local function join(t)
+    local parts = {}
+    for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
+    return table.concat(parts, ',')
+  end
+  local keep = math.min(100000, math.max(500, redis.call('ZCARD', q)))
   local n = redis.call('HINCRBY', stats, 'logn', 1)
-  redis.call('XADD', log, 'MAXLEN', '~', 50000, '*', 'n', n,
-    'a', table.concat(added, ','), 'd', table.concat(removed, ','))
+  redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', join(added), 'd', join(removed))
 end
 -- positions: scores this call put in q, as "lo:hi" runs of consecutive scores
 local added, run_lo, run_hi = {}, nil, nil
@@ -36,7 +44,7 @@ end
 local function log_added()
   if run_lo then added[#added + 1] = run_lo .. ':' .. run_hi end
   run_lo, run_hi = nil, nil
-  log_changes(KEYS[6], KEYS[7], added, {})
+  log_changes(KEYS[2], KEYS[6], KEYS[7], added, {})
 end
 
 local function mark(id, score, pos)

@@ -35,12 +35,20 @@ local orderable, ttl = tonumber(ARGV[8]), tonumber(ARGV[9])
 
 -- Change log: one entry for this call's changes to q (scores added, removed),
 -- read by the servers that keep positions themselves (queue.Changes). n counts
--- the entries so a reader sees a gap; MAXLEN ~ 50000 is queue.LogKeep.
-local function log_changes(stats, log, added, removed)
+-- the entries so a reader sees a gap. It keeps about as many as wait, within
+-- [500, 100000] entries (queue.LogKeepMin, LogKeep): a reader further behind
+-- reads a snapshot, which costs no more than replaying. Scores are joined in
+-- pieces: one concat of 10,000 overflows miniredis's Lua.
+local function log_changes(q, stats, log, added, removed)
   if #added == 0 and #removed == 0 then return end
+  local function join(t)
+    local parts = {}
+    for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
+    return table.concat(parts, ',')
+  end
+  local keep = math.min(100000, math.max(500, redis.call('ZCARD', q)))
   local n = redis.call('HINCRBY', stats, 'logn', 1)
-  redis.call('XADD', log, 'MAXLEN', '~', 50000, '*', 'n', n,
-    'a', table.concat(added, ','), 'd', table.concat(removed, ','))
+  redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', join(added), 'd', join(removed))
 end
 
 local function reply(tid, rec)
@@ -125,5 +133,5 @@ end
 redis.call('HSET', KEYS[2], id, cjson.encode(rec))
 redis.call('HSET', KEYS[1], identity, id)
 -- positions: a new waiter's score
-if not admit then log_changes(KEYS[8], KEYS[12], {seq}, {}) end
+if not admit then log_changes(KEYS[4], KEYS[8], KEYS[12], {seq}, {}) end
 return reply(id, rec)
