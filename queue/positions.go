@@ -14,8 +14,10 @@ import (
 type PositionsOptions struct {
 	Clock  clockwork.Clock // default real
 	Logger *slog.Logger    // default slog.Default()
-	// Wait is how long one log read blocks (default 2s).
-	Wait time.Duration
+	// Poll is the pause after a log read that found nothing new (default
+	// 250ms). Reads do not block: a blocked read would hold one of the
+	// store's pooled connections per room.
+	Poll time.Duration
 	// CheckEvery is how often an idle view compares itself with the log's
 	// head, and the measured rate is read (default 1s).
 	CheckEvery time.Duration
@@ -30,8 +32,8 @@ func (o PositionsOptions) withDefaults() PositionsOptions {
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
-	if o.Wait <= 0 {
-		o.Wait = 2 * time.Second
+	if o.Poll <= 0 {
+		o.Poll = 250 * time.Millisecond
 	}
 	if o.CheckEvery <= 0 {
 		o.CheckEvery = time.Second
@@ -44,8 +46,8 @@ func (o PositionsOptions) withDefaults() PositionsOptions {
 
 // Positions follows the change log of every room this server has waiters
 // of (one reader per room), so their positions cost the store nothing per
-// waiter: per room and server, one blocking log read at a time, one head
-// check and one rate read a second.
+// waiter: per room and server, a log read every Poll while nothing changes,
+// one head check and one rate read a second.
 type Positions struct {
 	store Changes
 	o     PositionsOptions
@@ -167,7 +169,14 @@ func (p *Positions) follow(ctx context.Context, room string, f *followed) {
 				}
 			}
 		default:
-			_, err = f.view.Step(ctx, min(p.o.Wait, p.o.CheckEvery))
+			var n int
+			if n, err = f.view.Step(ctx, 0); err == nil && n == 0 {
+				select {
+				case <-ctx.Done():
+					return
+				case <-p.o.Clock.After(p.o.Poll):
+				}
+			}
 		}
 		if err == nil {
 			backoff = 100 * time.Millisecond

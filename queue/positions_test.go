@@ -53,7 +53,7 @@ func TestPositionsFollowTheLine(t *testing.T) {
 		}
 		tickets = append(tickets, tk)
 	}
-	p := queue.NewPositions(store, queue.PositionsOptions{Wait: 50 * time.Millisecond, CheckEvery: 20 * time.Millisecond})
+	p := queue.NewPositions(store, queue.PositionsOptions{Poll: 10 * time.Millisecond, CheckEvery: 20 * time.Millisecond})
 	p.Watch("sale")
 	if _, _, _, ok := p.Position("sale", float64(tickets[4].Seq)); ok {
 		t.Fatal("a position before the follower ran")
