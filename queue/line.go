@@ -36,6 +36,8 @@ type Line struct {
 	// snapEpoch is Redis's data epoch as the snapshot last saw it.
 	snapEpoch string
 	eta       *Estimator
+	// positions follows the change logs of the rooms this server has waiters in.
+	positions *Positions
 
 	// server names this server in draw records.
 	server string
@@ -86,6 +88,8 @@ func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	if l.log == nil {
 		l.log = slog.Default()
 	}
+	// Paced by real time whatever the line's clock: it is I/O, not a rule.
+	l.positions = NewPositions(store, PositionsOptions{Logger: l.log})
 	if l.snap != nil {
 		rooms, epoch, err := l.snap.Load(context.Background())
 		if err != nil {
@@ -319,6 +323,16 @@ func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Tic
 	}
 	return ts, s, err
 }
+
+// Alive marks waiting tickets seen now, in one call: the sign of life of
+// this server's open connections in room.
+func (l *Line) Alive(ctx context.Context, room string, ids []string) error {
+	return l.store.Alive(ctx, room, ids, l.clock.Now())
+}
+
+// Positions is this server's follower of the rooms' change logs: waiters'
+// positions without a read per waiter. Its Run must be running.
+func (l *Line) Positions() *Positions { return l.positions }
 
 // Leave gives up identity's ticket.
 func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error {

@@ -172,4 +172,54 @@ type Store interface {
 	Drill
 	Leases
 	Draws
+	Changes
 }
+
+// LogPos is a place in a room's change log: the entry's ID in the store's
+// order, and N, its number (1, 2, 3, … from the room's first change), by
+// which a reader sees that it missed entries (trimmed, or a room deleted).
+type LogPos struct {
+	ID string
+	N  int64
+}
+
+// LogEntry is one operation's change to the line: the waiting scores it
+// added and removed. A score is a waiter's place in the order of the line.
+type LogEntry struct {
+	LogPos
+	Add, Del []float64
+}
+
+// Changes is the room's change log and what a server needs beside it to
+// keep its own waiters' positions without reading each ticket: every
+// operation that changes the set of waiting scores (enter, tick, leave,
+// draw) appends one entry. The log is capped; a reader that fell behind
+// reads a snapshot again.
+type Changes interface {
+	// LogHead is the newest entry (zero LogPos when there is none): a
+	// snapshot read after it, then the entries after it, give the line.
+	LogHead(ctx context.Context, room string) (LogPos, error)
+	// LineScores returns up to limit waiting scores above after (all when
+	// after is nil), lowest first.
+	LineScores(ctx context.Context, room string, after *float64, limit int) ([]float64, error)
+	// ReadLog returns up to limit entries after pos, oldest first, waiting
+	// up to wait for the first (wait <= 0: not at all).
+	ReadLog(ctx context.Context, room string, after LogPos, limit int, wait time.Duration) ([]LogEntry, error)
+	// Alive marks waiting tickets seen at now, as a status read would: the
+	// sign of life of many open connections in one call.
+	Alive(ctx context.Context, room string, ids []string, now time.Time) error
+	// Rate is the room's measured admissions per second (0 when none).
+	Rate(ctx context.Context, room string) (float64, error)
+}
+
+// A room's change log keeps about as many entries as people wait,
+// within [LogKeepMin, LogKeep]: a reader further behind reads a snapshot,
+// which costs no more than replaying. The Lua scripts write these as
+// literals; a test holds them to it.
+const (
+	LogKeepMin = 500
+	LogKeep    = 100_000
+)
+
+// LogKeeps is how many entries the log keeps while waiting wait.
+func LogKeeps(waiting int) int { return min(LogKeep, max(LogKeepMin, waiting)) }

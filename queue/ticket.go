@@ -37,6 +37,10 @@ type Ticket struct {
 	OrderableAt   time.Time // admission time + jitter
 	ExpiresAt     time.Time // OrderableAt + session TTL
 	Rate          float64   // measured admissions per second over the last minute; 0 if none
+	// Score is a waiting ticket's place in the order of the line (the
+	// room's q), as StatusMany reads it: the key of its local position
+	// (Positions). Its seq, or its drawn place.
+	Score float64
 }
 
 // VisitorIdentity is the line's name for the visitor whose cookie holds id.

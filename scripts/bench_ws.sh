@@ -11,7 +11,8 @@
 # pace, SETTLE (5s), RAMP_TIMEOUT (180s), SOURCES (1: source addresses
 # 127.0.0.1..N for the client), START_PAUSED=1 (the line stands still until
 # the window, then every waiter is pushed at once), NOFILE (65536),
-# KEEP=1 (keep the work directory with logs and the JSON result), COMMIT.
+# KEEP=1 (keep the work directory with logs and the JSON result), COMMIT,
+# PORT_LOW and PORT_SPAN (1000): the listeners' ports, on a shared machine.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -49,6 +50,8 @@ free_port() {
 	lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range)
 	for _ in $(seq 50); do
 		p=$((10000 + RANDOM % (lo - 10000)))
+		# PORT_LOW (and PORT_SPAN, default 1000) pin the range, for a shared machine.
+		[[ -n ${PORT_LOW:-} ]] && p=$((PORT_LOW + RANDOM % ${PORT_SPAN:-1000}))
 		if [[ -z $(ss -Htan "sport = :$p") ]]; then
 			echo "$p"
 			return

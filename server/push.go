@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -16,14 +17,18 @@ import (
 type manyReader interface {
 	ticketViewer
 	cachedRooms
+	Room(ctx context.Context, room string) (queue.Settings, error)
 	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
 }
 
-// pushFetcher reads the tickets of every due connection of a room in one
-// pipelined round trip and renders each as the ticket JSON.
+// pushFetcher answers the hub's fetches: a waiting ticket's update from
+// this server's view of the line (local, no store read per waiter) when it
+// can, else the tickets read from the store in one pipelined round trip;
+// each rendered as the ticket JSON.
 type pushFetcher struct {
-	line manyReader
-	deg  degradeFlag
+	line  manyReader
+	deg   degradeFlag
+	local *localPositions // nil: every update reads the store
 }
 
 var _ push.Fetcher = pushFetcher{}
@@ -32,9 +37,54 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 	if f.deg.Degraded() {
 		return f.bypassed(room, ids)
 	}
-	ts, s, err := f.line.StatusMany(ctx, room, ids)
-	if err != nil {
-		return nil, err
+	ts := make([]queue.Ticket, len(ids))
+	var read []int // indexes of ids to read from the store
+	var s queue.Settings
+	if f.local != nil {
+		f.local.pos.Watch(room)
+		now := time.Now()
+		for i, id := range ids {
+			t, ok := f.local.local(room, id, now)
+			if !ok {
+				read = append(read, i)
+				continue
+			}
+			ts[i] = t
+		}
+		if len(read) < len(ids) {
+			var err error
+			if s, err = f.line.Room(ctx, room); err != nil {
+				return nil, err
+			}
+			for i := range ts {
+				ts[i].Show(&s)
+			}
+		}
+	} else {
+		for i := range ids {
+			read = append(read, i)
+		}
+	}
+	if len(read) > 0 {
+		var gen int64
+		if f.local != nil {
+			gen = f.local.gen.Load()
+		}
+		want := make([]string, len(read))
+		for j, i := range read {
+			want[j] = ids[i]
+		}
+		got, rs, err := f.line.StatusMany(ctx, room, want)
+		if err != nil {
+			return nil, err
+		}
+		s = rs
+		for j, i := range read {
+			ts[i] = got[j]
+		}
+		if f.local != nil {
+			f.local.remember(room, got, gen, time.Now())
+		}
 	}
 	out := make([]push.Update, len(ts))
 	for i, t := range ts {

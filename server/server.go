@@ -62,7 +62,9 @@ type Server struct {
 	e    *echo.Echo
 	line *queue.Line
 	hub  *push.Hub
-	log  *slog.Logger
+	// local answers waiting tickets' updates from the change log (push_positions.go).
+	local *localPositions
+	log   *slog.Logger
 	// pow is the pool of challenges Run refills; nil when Config.PowKeys replaces it.
 	pow *pow.Pool
 	// powKeys are what challenges are made from: pow, or Config.PowKeys.
@@ -93,8 +95,9 @@ func New(line *queue.Line, cfg Config) *Server {
 	if cfg.Avail != nil {
 		deg = cfg.Avail
 	}
-	s := &Server{e: e, line: line, log: cfg.Logger,
-		hub: push.NewHub(pushFetcher{line: line, deg: deg}, push.Options{Logger: cfg.Logger})}
+	local := newLocalPositions(line.Positions(), line, cfg.Logger)
+	s := &Server{e: e, line: line, log: cfg.Logger, local: local,
+		hub: push.NewHub(pushFetcher{line: line, deg: deg, local: local}, push.Options{Logger: cfg.Logger})}
 	if cfg.Avail != nil {
 		// Open pages and sockets switch to (or back from) the accept page by themselves.
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
@@ -152,8 +155,18 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.hub.Run(ctx) })
+	g.Go(func() error { return s.line.Positions().Run(ctx) })
+	g.Go(func() error { return s.local.run(ctx) })
 	g.Go(func() error {
-		return s.line.Listen(ctx, s.hub.Notify, s.hub.NotifyRoom)
+		// An admission or a room change may change a ticket's state: its
+		// next update reads the store, not the local view.
+		return s.line.Listen(ctx, func(room string, ids []string) {
+			s.local.forget(room, ids)
+			s.hub.Notify(room, ids)
+		}, func(room string) {
+			s.local.forgetRoom(room)
+			s.hub.NotifyRoom(room)
+		})
 	})
 	if s.pow != nil {
 		g.Go(func() error { return s.pow.Run(ctx) })

@@ -78,6 +78,11 @@ var cases = []struct {
 	{"LeavingThePreQueue", testLeavingThePreQueue},
 	{"TwoServersDrawOnce", testTwoServersDrawOnce},
 	{"DrawIsRefusedTwiceAndWhenStale", testDrawIsRefusedTwiceAndWhenStale},
+	{"LogPositionsMatchTheStore", testLogPositionsMatchTheStore},
+	{"LogSnapshotWhileTheLineMoves", testLogSnapshotWhileTheLineMoves},
+	{"LogEntriesAreOnePerOperation", testLogEntriesAreOnePerOperation},
+	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
+	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -35,6 +35,7 @@ func (s *Store) Draw(_ context.Context, room string, rec queue.DrawRecord, order
 	r, n := s.room(room), ms(now)
 	if r.draw != nil && r.draw.OpensAt.Equal(rec.OpensAt) {
 		late := r.lateToLine(n)
+		s.commitLog(r)
 		s.mu.Unlock()
 		if late > 0 {
 			s.publish(event{room: room, changed: true})
@@ -70,6 +71,7 @@ func (s *Store) Draw(_ context.Context, room string, rec queue.DrawRecord, order
 		}
 		t.state, t.score, t.entryPos = queue.StateWaiting, base-k-1+int64(i+1), int64(i+1)
 		drawn = append(drawn, waiter{score: t.score, id: id})
+		r.logAdd(t.score)
 		r.seen[id] = n
 	}
 	r.q = append(drawn, r.q...)
@@ -78,6 +80,7 @@ func (s *Store) Draw(_ context.Context, room string, rec queue.DrawRecord, order
 	d.OpensAt, d.At = time.UnixMilli(ms(rec.OpensAt)).UTC(), time.UnixMilli(ms(rec.At)).UTC()
 	r.draw = &d
 	late := r.lateToLine(n)
+	s.commitLog(r)
 	s.mu.Unlock()
 	s.publish(event{room: room, changed: true})
 	return true, late, nil
@@ -95,6 +98,7 @@ func (r *room) lateToLine(now int64) int64 {
 		t.state, t.score = queue.StateWaiting, w.score
 		i := sort.Search(len(r.q), func(i int) bool { return r.q[i].score >= w.score })
 		r.q = append(r.q[:i], append([]waiter{w}, r.q[i:]...)...)
+		r.logAdd(w.score)
 		t.entryPos = int64(i + 1)
 		r.seen[w.id] = now
 	}

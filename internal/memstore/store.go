@@ -24,6 +24,8 @@ type Store struct {
 	epoch     string
 	drill     bool
 	listeners map[*listener]struct{}
+	logID     int64         // the last change log entry's ID, across rooms (changes.go)
+	logWake   chan struct{} // closed when an entry is appended; nil while nobody waits
 }
 
 var _ queue.Store = (*Store)(nil)
@@ -56,6 +58,9 @@ type room struct {
 	places   map[string]*bucket
 	enters   map[string]float64 // GCRA theoretical arrival time (s) per bucket
 	lease    lease              // the admitter lease
+	log      []queue.LogEntry   // the change log (changes.go)
+	logN     int64              // the last entry's N
+	pending  queue.LogEntry     // the running operation's changes to q
 }
 
 // waiter is a ticket in a line: its score is its seq, or its drawn place

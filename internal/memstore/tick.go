@@ -92,6 +92,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			}
 			w := r.q[k]
 			r.q = append(r.q[:k], r.q[k+1:]...)
+			r.logDel(w.score)
 			seen, ok := r.seen[w.id]
 			delete(r.seen, w.id)
 			if ok && seen < abandonBefore {
@@ -138,6 +139,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		span := max(n-r.admits[0].at+st.BatchIntervalMS, st.BatchIntervalMS)
 		r.rate = float64(sum) / (float64(span) / 1000)
 	}
+	s.commitLog(r)
 	s.mu.Unlock()
 	if len(res.Admitted) > 0 {
 		s.publish(event{room: room, ids: append([]string(nil), res.Admitted...)})

@@ -25,6 +25,7 @@ func (r *room) rank(id string) int64 {
 // unqueue takes id out of the line, if it is in it.
 func (r *room) unqueue(id string) {
 	if i := r.rank(id); i >= 0 {
+		r.logDel(r.q[i].score)
 		r.q = append(r.q[:i], r.q[i+1:]...)
 	}
 }
@@ -34,7 +35,7 @@ func (r *room) view(room, id string, rec *record, now time.Time) queue.Ticket {
 	t := queue.Ticket{
 		Room: room, ID: id, Identity: rec.identity, State: rec.state, Reason: rec.reason,
 		Seq: rec.seq, EntryPosition: rec.entryPos, Waiting: int64(len(r.q)), EnteredAt: time.UnixMilli(rec.entered),
-		Rate: r.rate,
+		Rate: r.rate, Score: float64(rec.score),
 	}
 	if rec.state == queue.StateWaiting {
 		if k := r.rank(id); k >= 0 {
@@ -76,6 +77,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, n := s.room(room), ms(now)
+	defer s.commitLog(r)
 	if existing, ok := r.visitors[identity]; ok {
 		if rec := r.tickets[existing]; rec != nil {
 			if rec.state == queue.StateWaiting {
@@ -135,6 +137,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 		r.countAdmissions(n, 1)
 	} else {
 		r.q = append(r.q, waiter{score: rec.score, id: newID})
+		r.logAdd(rec.score)
 		r.seen[newID] = n
 		rec.entryPos = int64(len(r.q))
 	}
@@ -200,6 +203,7 @@ func (s *Store) Leave(_ context.Context, room, id, identity string, now time.Tim
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.room(room)
+	defer s.commitLog(r)
 	rec := r.tickets[id]
 	if rec == nil || rec.identity != identity {
 		return queue.ErrTicketNotFound

@@ -58,7 +58,7 @@ func parseRecord(s string) (record, error) {
 }
 
 func decodeStatus(room, id string, res []any, now time.Time) (queue.Ticket, error) {
-	if len(res) != 4 {
+	if len(res) != 4 && len(res) != 5 { // status.lua adds a waiting ticket's score
 		return queue.Ticket{}, fmt.Errorf("redisstore: status: unexpected reply %v", res)
 	}
 	return decodeTicket(room, id, res[0], res[1], res[2], res[3], now)

@@ -1,6 +1,10 @@
 package redisstore
 
-import "github.com/waitroom/waitroom/internal/hexid"
+import (
+	"strconv"
+
+	"github.com/waitroom/waitroom/internal/hexid"
+)
 
 // roomKeys are one room's Redis keys. They share the hash tag {room} so that
 // every script's keys live in one Redis Cluster slot.
@@ -10,6 +14,8 @@ type roomKeys struct {
 	admitter string
 	// pre is the pre-queue of a scheduled opening, draw the record of its draw.
 	pre, draw string
+	// log is the change log: a stream of the scores that enter and leave q.
+	log string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 }
@@ -55,6 +61,7 @@ func keysFor(prefix, room string) roomKeys {
 		events:   b + "events",
 		pre:      b + "pre",
 		draw:     b + "draw",
+		log:      b + "log",
 		// activation is kept by internal/adaptive; listed so DeleteRoom removes it.
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
@@ -67,7 +74,7 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log}
 }
 
 // newTail is what enter.lua makes a new ticket's id of: the last 20 digits
@@ -82,3 +89,19 @@ func newTail(id string) string {
 
 // tailLen is the random part of a ticket id; the rest is the seq.
 const tailLen = 20
+
+// membersOf is what a ticket may be kept under in the room's sets
+// (lua/record.lua): its seq, read from the id's first 12 digits, or, for a
+// ticket from before the compact records, the id itself. An id of ours that
+// could be either names both; a member that is not there costs nothing to
+// the ZADD XX that uses this.
+func membersOf(id string) []string {
+	if len(id) != hexid.Len {
+		return []string{id}
+	}
+	seq, err := strconv.ParseUint(id[:hexid.Len-tailLen], 10, 64)
+	if err != nil {
+		return []string{id}
+	}
+	return []string{strconv.FormatUint(seq, 10), id}
+}

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"time"
@@ -128,7 +129,7 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
 	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre},
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre, k.log},
 		identity, newTail(newID), ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
 		st.MaxWaiting,
@@ -201,6 +202,14 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		if out[i], err = decodeStatus(room, ids[i], res, now); err != nil {
 			return nil, err
 		}
+		// A waiter's score, for its local position (queue.Positions); a
+		// score never changes while the ticket waits.
+		out[i].Score = math.NaN() // not in q: no local position
+		if len(res) == 5 && res[4] != nil {
+			if f, err := strconv.ParseFloat(fmt.Sprint(res[4]), 64); err == nil {
+				out[i].Score = f
+			}
+		}
 	}
 	return out, nil
 }
@@ -211,7 +220,7 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre}, id, identity, ms(now)).Int()
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log}, id, identity, ms(now)).Int()
 	if err != nil {
 		return fail("leave", err)
 	}
@@ -275,7 +284,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		}
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors}, args...).Slice()
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log}, args...).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

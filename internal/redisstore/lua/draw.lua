@@ -9,6 +9,8 @@
 -- KEYS[3] seen     ZSET waiting members scored by last sign of life (ms)
 -- KEYS[4] tickets  HASH ticket member -> record
 -- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
+-- KEYS[6] stats    HASH counters (logn: the change log's count)
+-- KEYS[7] log      STREAM the change log (positions)
 -- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
 -- ARGV[5] event channel  ARGV[6] most late entries moved per call
 -- ARGV[7..] the drawn order: every pre-queue ticket id once
@@ -16,6 +18,18 @@
 -- opening was drawn before, {-1, 0} when the order is not the pre-queue.
 local now = tonumber(ARGV[2])
 local first = 7
+-- positions: scores this call put in q, as "lo:hi" runs of consecutive scores
+local added, run_lo, run_hi = {}, nil, nil
+local function add_score(sc)
+  if run_hi and sc == run_hi + 1 then run_hi = sc return end
+  if run_lo then added[#added + 1] = run_lo .. ':' .. run_hi end
+  run_lo, run_hi = sc, sc
+end
+local function log_added()
+  if run_lo then added[#added + 1] = run_lo .. ':' .. run_hi end
+  run_lo, run_hi = nil, nil
+  log_changes(KEYS[2], KEYS[6], KEYS[7], added, {})
+end
 
 -- Late entries (a server whose settings were stale) join the back of the
 -- line by arrival, as any latecomer; bounded per call.
@@ -27,6 +41,7 @@ local function late()
     local m, rec = find(KEYS[4], id)
     if m then
       redis.call('ZADD', KEYS[2], seq, m)
+      add_score(seq) -- positions
       redis.call('ZADD', KEYS[3], now, m)
       rec.st, rec.p = 'waiting', redis.call('ZRANK', KEYS[2], m) + 1
       redis.call('HSET', KEYS[4], m, encode(rec))
@@ -37,6 +52,7 @@ end
 
 if redis.call('HGET', KEYS[5], 'opens') == ARGV[1] then
   local n = late()
+  log_added() -- positions
   if n > 0 then redis.call('PUBLISH', ARGV[5], '*settings') end
   return {0, n}
 end
@@ -66,7 +82,7 @@ for c = first, #ARGV, chunk do
   -- records prove the ids, and an id from before is looked up by find.
   local guess = {}
   for i = c, last do
-    local seq = #ARGV[i] == 32 and tonumber(string.sub(ARGV[i], 1, 12), 16)
+    local seq = #ARGV[i] == 32 and tonumber(string.match(string.sub(ARGV[i], 1, 12), '^%d+$') or '')
     guess[#guess + 1] = seq and string.format('%.0f', seq) or ARGV[i]
   end
   local raws = redis.call('HMGET', KEYS[4], unpack(guess))
@@ -79,6 +95,7 @@ for c = first, #ARGV, chunk do
       rec.st, rec.p = 'waiting', k
       recs[#recs + 1], recs[#recs + 2] = m, encode(rec)
       qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, m
+      add_score(base - n - 1 + k) -- positions
       sz[#sz + 1], sz[#sz + 2] = now, m
     end
   end
@@ -89,6 +106,7 @@ for c = first, #ARGV, chunk do
   end
 end
 redis.call('DEL', KEYS[1])
+log_added() -- positions
 redis.call('HSET', KEYS[5], 'opens', ARGV[1], 'at', ARGV[2], 'drawn', n, 'server', ARGV[3], 'hash', ARGV[4])
 redis.call('PUBLISH', ARGV[5], '*settings')
 return {1, 0}

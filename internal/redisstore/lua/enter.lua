@@ -11,6 +11,7 @@
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
 -- KEYS[11] pre     ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
+-- KEYS[12] log     STREAM the change log (positions)
 -- ARGV[1] identity  ARGV[2] the new ticket's tail: 20 random hex digits (or, from
 --   tests, any other id, which the ticket is then kept under)
 -- ARGV[3] now (ms)
@@ -121,4 +122,5 @@ else
 end
 redis.call('HSET', KEYS[2], m, raw)
 redis.call('HSET', KEYS[1], identity, m)
+if not admit then log_changes(KEYS[4], KEYS[8], KEYS[12], {s}, {}) end -- positions
 return {id, raw, rank, waiting, rate()}

@@ -1,13 +1,14 @@
 -- leave: an owner gives up a ticket; a waiter leaves the line, an admitted user frees the slot.
 -- Records and members: record.lua (prepended).
 -- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active  KEYS[5] ended  (members)
--- KEYS[6] pre (ticket ids)
+-- KEYS[6] pre (ticket ids)  KEYS[7] stats  KEYS[8] log (STREAM the change log, for positions)
 -- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)
 -- Returns 1, or 0 when the ticket is unknown or not the identity's.
 local m, rec = find(KEYS[1], ARGV[1])
 if not m then return 0 end
 if rec.i ~= ARGV[2] then return 0 end
-local seq = tonumber(rec.s)
+local score = redis.call('ZSCORE', KEYS[2], m) -- positions
+if score then log_changes(KEYS[2], KEYS[7], KEYS[8], {}, {score}) end
 redis.call('ZREM', KEYS[2], m)
 redis.call('ZREM', KEYS[3], m)
 redis.call('ZREM', KEYS[4], m)

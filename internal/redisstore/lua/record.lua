@@ -62,3 +62,22 @@ local function find(tickets, id)
   if raw then return id, decode(raw), raw end
   return nil
 end
+
+-- log_changes appends one entry to the room's change log for this call's
+-- changes to q (scores added, removed), read by the servers that keep
+-- positions themselves (queue.Changes). n counts the entries so a reader sees
+-- a gap. It keeps about as many as wait, within [500, 100000] entries
+-- (queue.LogKeepMin, LogKeep): a reader further behind reads a snapshot,
+-- which costs no more than replaying. Scores are joined in pieces: one concat
+-- of 10,000 overflows miniredis's Lua.
+local function log_changes(q, stats, log, added, removed)
+  if #added == 0 and #removed == 0 then return end
+  local function join(t)
+    local parts = {}
+    for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
+    return table.concat(parts, ',')
+  end
+  local keep = math.min(100000, math.max(500, redis.call('ZCARD', q)))
+  local n = redis.call('HINCRBY', stats, 'logn', 1)
+  redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', join(added), 'd', join(removed))
+end

@@ -6,14 +6,16 @@
 -- KEYS[4] stats    HASH counters and the measured rate
 -- ARGV[1] ticket id  ARGV[2] identity ("" skips the owner check)  ARGV[3] now (ms)
 -- Returns false when the ticket is unknown or not the identity's,
--- else {record, rank (-1 unless waiting), waiting count, rate}.
+-- else {record, rank (-1 unless waiting), waiting count, rate, score}: the
+-- score (its place in q, the key of its local position) only while waiting.
 local id, identity = ARGV[1], ARGV[2]
 local m, rec, raw = find(KEYS[1], id)
 if not m then return false end
 if identity ~= '' and rec.i ~= identity then return false end
-local rank = -1
+local rank, score = -1, false
 if rec.st == 'waiting' then
   redis.call('ZADD', KEYS[3], 'XX', ARGV[3], m)
   rank = redis.call('ZRANK', KEYS[2], m) or -1
+  score = redis.call('ZSCORE', KEYS[2], m) or false
 end
-return {raw, rank, redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[4], 'rate') or '0'}
+return {raw, rank, redis.call('ZCARD', KEYS[2]), redis.call('HGET', KEYS[4], 'rate') or '0', score}

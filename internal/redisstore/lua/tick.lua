@@ -13,6 +13,7 @@
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
 -- KEYS[8] ended    ZSET ended members scored by end time (ms)
 -- KEYS[9] visitors HASH identity -> ticket member
+-- KEYS[10] log     STREAM the change log (positions)
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
@@ -24,6 +25,7 @@
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
+local removed = {} -- scores taken out of q (positions)
 
 local function mark(m, fields)
   local rec = decode(redis.call('HGET', KEYS[4], m))
@@ -72,6 +74,9 @@ end
 
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
 if #gone > 0 then
+  for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
+    if sc then removed[#removed + 1] = sc end -- positions
+  end
   redis.call('ZREM', KEYS[2], unpack(gone))
   redis.call('ZREM', KEYS[1], unpack(gone))
   finish(gone, 'abandoned')
@@ -117,7 +122,10 @@ if not paused then
     local popped = pop(math.min(n, 4000))
     if #popped == 0 then break end
     local members = {}
-    for i = 1, #popped, 2 do members[#members + 1] = popped[i] end
+    for i = 1, #popped, 2 do
+      members[#members + 1] = popped[i]
+      removed[#removed + 1] = popped[i + 1] -- positions
+    end
     local seen = redis.call('ZMSCORE', KEYS[2], unpack(members))
     redis.call('ZREM', KEYS[2], unpack(members))
     for i, m in ipairs(members) do
@@ -177,6 +185,7 @@ if sum > 0 then
   rate = tostring(sum / span)
 end
 redis.call('HSET', KEYS[6], 'rate', rate)
+log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed) -- positions
 
 local out = {#expired, abandoned, #purge}
 for i, id in ipairs(admitted) do

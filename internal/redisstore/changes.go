@@ -1,0 +1,169 @@
+package redisstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// The change log is a stream per room ({room}:log) to which enter.lua,
+// tick.lua, leave.lua and draw.lua append one entry per call that changed q:
+// n (the entry's number), a and d (the scores added and removed, comma
+// separated; "lo:hi" is every integer score from lo to hi).
+
+// aliveChunk bounds one ZADD of Alive.
+const aliveChunk = 1000
+
+func (s *Store) LogHead(ctx context.Context, room string) (queue.LogPos, error) {
+	k := keysFor(s.prefix, room)
+	msgs, err := s.rdb.XRevRangeN(ctx, k.log, "+", "-", 1).Result()
+	if err != nil {
+		return queue.LogPos{}, fail("log head", err)
+	}
+	if len(msgs) == 0 {
+		return queue.LogPos{}, nil
+	}
+	e, err := decodeLogEntry(msgs[0])
+	return e.LogPos, err
+}
+
+func (s *Store) LineScores(ctx context.Context, room string, after *float64, limit int) ([]float64, error) {
+	k := keysFor(s.prefix, room)
+	min := "-inf"
+	if after != nil {
+		min = "(" + strconv.FormatFloat(*after, 'g', -1, 64)
+	}
+	zs, err := s.rdb.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{
+		Key: k.q, Start: min, Stop: "+inf", ByScore: true, Count: int64(limit),
+	}).Result()
+	if err != nil {
+		return nil, fail("line scores", err)
+	}
+	out := make([]float64, len(zs))
+	for i, z := range zs {
+		out[i] = z.Score
+	}
+	return out, nil
+}
+
+func (s *Store) ReadLog(ctx context.Context, room string, after queue.LogPos, limit int, wait time.Duration) ([]queue.LogEntry, error) {
+	k := keysFor(s.prefix, room)
+	from := after.ID
+	if from == "" {
+		from = "0-0"
+	}
+	block := time.Duration(-1)
+	if wait > 0 {
+		block = max(wait, time.Millisecond)
+	}
+	res, err := s.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{k.log, from}, Count: int64(limit), Block: block}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil // nothing came within wait
+	}
+	if err != nil {
+		return nil, fail("read log", err)
+	}
+	var out []queue.LogEntry
+	for _, st := range res {
+		for _, m := range st.Messages {
+			e, err := decodeLogEntry(m)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) Alive(ctx context.Context, room string, ids []string, now time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	k := keysFor(s.prefix, room)
+	at := float64(ms(now))
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := 0; i < len(ids); i += aliveChunk {
+			part := ids[i:min(i+aliveChunk, len(ids))]
+			zs := make([]redis.Z, 0, len(part))
+			for _, id := range part {
+				for _, m := range membersOf(id) {
+					zs = append(zs, redis.Z{Score: at, Member: m})
+				}
+			}
+			// XX: only waiters still in the line; an admitted or gone ticket stays out.
+			p.ZAddXX(ctx, k.seen, zs...)
+		}
+		return nil
+	})
+	if err != nil {
+		return fail("alive", err)
+	}
+	return nil
+}
+
+func (s *Store) Rate(ctx context.Context, room string) (float64, error) {
+	k := keysFor(s.prefix, room)
+	v, err := s.rdb.HGet(ctx, k.stats, "rate").Result()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fail("rate", err)
+	}
+	r, _ := strconv.ParseFloat(v, 64)
+	return r, nil
+}
+
+func decodeLogEntry(m redis.XMessage) (queue.LogEntry, error) {
+	e := queue.LogEntry{LogPos: queue.LogPos{ID: m.ID}}
+	var err error
+	str := func(f string) string { v, _ := m.Values[f].(string); return v }
+	if e.N, err = strconv.ParseInt(str("n"), 10, 64); err != nil {
+		return e, fmt.Errorf("redisstore: log entry %s: n: %w", m.ID, err)
+	}
+	if e.Add, err = parseScores(str("a")); err != nil {
+		return e, fmt.Errorf("redisstore: log entry %s: %w", m.ID, err)
+	}
+	if e.Del, err = parseScores(str("d")); err != nil {
+		return e, fmt.Errorf("redisstore: log entry %s: %w", m.ID, err)
+	}
+	return e, nil
+}
+
+// maxRun bounds one "lo:hi" run, so a corrupt entry cannot ask for a huge slice.
+const maxRun = 10_000_000
+
+// parseScores reads "1,2,5:9" into 1, 2, 5, 6, 7, 8, 9.
+func parseScores(s string) ([]float64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []float64
+	for part := range strings.SplitSeq(s, ",") {
+		lo, hi, isRun := strings.Cut(part, ":")
+		a, err := strconv.ParseFloat(lo, 64)
+		if err != nil {
+			return nil, fmt.Errorf("score %q: %w", part, err)
+		}
+		if !isRun {
+			out = append(out, a)
+			continue
+		}
+		b, err := strconv.ParseFloat(hi, 64)
+		if err != nil || b < a || b-a > maxRun {
+			return nil, fmt.Errorf("score run %q", part)
+		}
+		for x := a; x <= b; x++ {
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,174 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
+)
+
+// aliveEvery is how often the open connections' sign of life is written,
+// one call per room: with the hub's fetch at least every 10 s, a waiter
+// with an open socket is seen at least every 12 s, well within
+// queue.MinAbandonAfterS.
+const aliveEvery = 2 * time.Second
+
+// knownIdle drops a ticket nobody fetched for this long (its connections closed).
+const knownIdle = time.Minute
+
+// positionSource gives positions from the room's change log (queue.Positions).
+type positionSource interface {
+	Watch(room string)
+	Position(room string, score float64) (pos, waiting int64, rate float64, ok bool)
+}
+
+// aliveWriter writes many waiters' sign of life in one call.
+type aliveWriter interface {
+	Alive(ctx context.Context, room string, ids []string) error
+}
+
+// localPositions answers a waiting ticket's update from this server's view
+// of the line: the ticket as last read from the store, with its position,
+// the number waiting and the rate from the change log. The store is read
+// only when the ticket may have changed: the first fetch, an admission
+// heard, its score gone from the line (admitted, abandoned, left), or the
+// view not synced.
+type localPositions struct {
+	pos   positionSource
+	alive aliveWriter
+	log   *slog.Logger
+
+	// gen orders reads and invalidations: a read that started before a
+	// ticket was invalidated does not make it known again.
+	gen atomic.Int64
+
+	mu      sync.Mutex
+	known   map[string]map[string]*knownTicket // room -> ticket
+	pending map[string]map[string]struct{}     // room -> tickets alive since the last write
+}
+
+type knownTicket struct {
+	t       queue.Ticket
+	stale   int64 // generation of the last invalidation; 0: none
+	used    time.Time
+	invalid bool // read it from the store next time
+}
+
+func newLocalPositions(pos positionSource, alive aliveWriter, log *slog.Logger) *localPositions {
+	return &localPositions{pos: pos, alive: alive, log: log,
+		known: map[string]map[string]*knownTicket{}, pending: map[string]map[string]struct{}{}}
+}
+
+// local returns the ticket's update from the view, or false when the store
+// must be read.
+func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, bool) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	k := lp.known[room][id]
+	if k == nil || k.invalid || k.t.State != queue.StateWaiting {
+		return queue.Ticket{}, false
+	}
+	k.used = now
+	pos, waiting, rate, ok := lp.pos.Position(room, k.t.Score)
+	if !ok {
+		return queue.Ticket{}, false
+	}
+	t := k.t
+	t.Position, t.Waiting, t.Rate = pos, waiting, rate
+	p := lp.pending[room]
+	if p == nil {
+		p = map[string]struct{}{}
+		lp.pending[room] = p
+	}
+	p[id] = struct{}{}
+	return t, true
+}
+
+// remember keeps tickets read from the store at generation gen.
+func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, now time.Time) {
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	m := lp.known[room]
+	if m == nil {
+		m = map[string]*knownTicket{}
+		lp.known[room] = m
+	}
+	for _, t := range ts {
+		if k := m[t.ID]; k != nil && k.stale > gen {
+			continue // invalidated while this read was on its way
+		}
+		t.Position, t.Waiting, t.Rate = 0, 0, 0
+		m[t.ID] = &knownTicket{t: t, used: now}
+	}
+}
+
+// forget makes the tickets' next update a store read: an admission was heard.
+func (lp *localPositions) forget(room string, ids []string) {
+	g := lp.gen.Add(1)
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	m := lp.known[room]
+	if m == nil {
+		return
+	}
+	for _, id := range ids {
+		if k := m[id]; k != nil {
+			k.invalid, k.stale = true, g
+		}
+	}
+}
+
+// forgetRoom makes every ticket's next update of room a store read: its
+// settings changed (sold out, reject, ended).
+func (lp *localPositions) forgetRoom(room string) {
+	g := lp.gen.Add(1)
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	for _, k := range lp.known[room] {
+		k.invalid, k.stale = true, g
+	}
+}
+
+// run writes the sign of life of the tickets served from the view, one
+// call per room every aliveEvery, and drops tickets nobody fetches.
+func (lp *localPositions) run(ctx context.Context) error {
+	t := time.NewTicker(aliveEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			lp.flush(ctx, time.Now())
+		}
+	}
+}
+
+func (lp *localPositions) flush(ctx context.Context, now time.Time) {
+	lp.mu.Lock()
+	pending := lp.pending
+	lp.pending = map[string]map[string]struct{}{}
+	for room, m := range lp.known {
+		for id, k := range m {
+			if now.Sub(k.used) > knownIdle {
+				delete(m, id)
+			}
+		}
+		if len(m) == 0 {
+			delete(lp.known, room)
+		}
+	}
+	lp.mu.Unlock()
+	for room, set := range pending {
+		ids := make([]string, 0, len(set))
+		for id := range set {
+			ids = append(ids, id)
+		}
+		if err := lp.alive.Alive(ctx, room, ids); err != nil && ctx.Err() == nil {
+			lp.log.Warn("push: sign of life", "room", room, "tickets", len(ids), "err", err)
+		}
+	}
+}

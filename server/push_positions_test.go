@@ -1,0 +1,141 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/waitroom/waitroom/internal/redistest"
+)
+
+// storeWatch counts what the server asks Redis: per-waiter status reads
+// (StatusMany's pipeline, one ZMSCORE each) and the batched sign of life
+// (ZADD … XX), remembering the last time written for each ticket.
+type storeWatch struct {
+	mu      sync.Mutex
+	reads   int
+	aliveAt map[string]string // ticket -> last seen score written by a batched ZADD XX
+	batches int
+}
+
+func (w *storeWatch) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (w *storeWatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return next
+}
+func (w *storeWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		w.mu.Lock()
+		for _, c := range cmds {
+			args := c.Args()
+			switch strings.ToLower(fmt.Sprint(args[0])) {
+			case "zmscore":
+				w.reads++
+			case "zadd":
+				if len(args) > 2 && strings.EqualFold(fmt.Sprint(args[2]), "xx") {
+					w.batches++
+					for i := 3; i+1 < len(args); i += 2 {
+						w.aliveAt[fmt.Sprint(args[i+1])] = fmt.Sprint(args[i])
+					}
+				}
+			}
+		}
+		w.mu.Unlock()
+		return next(ctx, cmds)
+	}
+}
+
+func (w *storeWatch) state(id string) (reads int, alive string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.reads, w.aliveAt[id]
+}
+
+// await polls cond until it holds, failing after a generous bound.
+func await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for start := time.Now(); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Since(start) > 30*time.Second {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// TestOpenSocketsKeepTheirPlaceWithoutReads: a waiter with an open
+// WebSocket gets its positions from the server's view of the line and its
+// sign of life from the server's batched write, with no status read of its
+// ticket: it is never abandoned. A waiter whose socket closed is abandoned
+// after the timeout, and the one behind it hears its new position, still
+// without a read.
+func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
+	w := &storeWatch{aliveAt: map[string]string{}}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(w)
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	go func() { _ = e.srv.Run(ctx) }()
+	e.putRoom("sale", `{"paused": true, "abandon_after_s": 20}`)
+
+	gone, stays := e.browser(), e.browser()
+	goneID := e.do(gone, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	staysID := e.do(stays, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	dial := func(b *http.Client, id string) *websocket.Conn {
+		ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
+			&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ws
+	}
+	wsGone := dial(gone, goneID)
+	if m := readTicket(t, ctx, wsGone); m["position"] != 1.0 {
+		t.Fatalf("first in line: %v", m)
+	}
+	_ = wsGone.Close(websocket.StatusNormalClosure, "")
+	ws := dial(stays, staysID)
+	defer ws.CloseNow()
+	if m := readTicket(t, ctx, ws); m["position"] != 2.0 {
+		t.Fatalf("second in line: %v", m)
+	}
+
+	// Time passes on the line's clock; the open socket's sign of life follows.
+	at := func() string { return fmt.Sprint(float64(e.clock.Now().UnixMilli())) }
+	e.clock.Advance(15 * time.Second)
+	want := at()
+	await(t, "the first batched sign of life", func() bool { _, a := w.state(staysID); return a == want })
+	readsBefore, _ := w.state(staysID)
+
+	e.clock.Advance(15 * time.Second) // 30 s: past abandon_after_s for the closed one
+	want = at()
+	await(t, "the second batched sign of life", func() bool { _, a := w.state(staysID); return a == want })
+	s, _ := e.line.Room(ctx, "sale")
+	s.Paused = false
+	s.Capacity = 0 // admit nobody: this tick only abandons
+	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {
+		t.Fatal(err)
+	}
+	// The closed one's place is gone: the open one moves up, from the log.
+	for {
+		m := readTicket(t, ctx, ws)
+		if m["state"] != "waiting" {
+			t.Fatalf("open socket: %v", m)
+		}
+		if m["position"] == 1.0 {
+			break
+		}
+	}
+	if reads, _ := w.state(staysID); reads != readsBefore {
+		t.Fatalf("%d status reads while the open socket waited, want none", reads-readsBefore)
+	}
+	st, _ := e.line.Stats(ctx, "sale", e.clock.Now())
+	if st.Waiting != 1 || st.AbandonedTotal != 1 {
+		t.Fatalf("waiting %d, abandoned %d: want the open one waiting, the closed one abandoned", st.Waiting, st.AbandonedTotal)
+	}
+}
