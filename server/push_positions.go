@@ -55,6 +55,10 @@ type knownTicket struct {
 	stale   int64 // generation of the last invalidation; 0: none
 	used    time.Time
 	invalid bool // read it from the store next time
+	// best is the lowest position this ticket was given, 0 before any. The
+	// view may lag the store by a log read: a position read from the store
+	// can be ahead of the view's next answer, and a place never goes back.
+	best int64
 }
 
 func newLocalPositions(pos positionSource, alive aliveWriter, log *slog.Logger) *localPositions {
@@ -75,6 +79,12 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 	pos, waiting, rate, ok := lp.pos.Position(room, k.t.Score)
 	if !ok {
 		return queue.Ticket{}, false
+	}
+	if k.best > 0 && pos > k.best {
+		pos = k.best
+	}
+	if pos > 0 {
+		k.best = pos
 	}
 	t := k.t
 	t.Position, t.Waiting, t.Rate = pos, waiting, rate
@@ -97,11 +107,16 @@ func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, no
 		lp.known[room] = m
 	}
 	for _, t := range ts {
-		if k := m[t.ID]; k != nil && k.stale > gen {
+		k := m[t.ID]
+		if k != nil && k.stale > gen {
 			continue // invalidated while this read was on its way
 		}
+		best := t.Position
+		if k != nil && k.best > 0 && (best <= 0 || k.best < best) {
+			best = k.best
+		}
 		t.Position, t.Waiting, t.Rate = 0, 0, 0
-		m[t.ID] = &knownTicket{t: t, used: now}
+		m[t.ID] = &knownTicket{t: t, used: now, best: best}
 	}
 }
 
