@@ -19,9 +19,9 @@ import { readFileSync } from "node:fs";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { BASE_URL, ROOM, check, log, need, run, waitShown } from "./lib.mjs";
+import { BASE_URL, LIVE, ROOM, admin, check, log, need, q, run, waitShown } from "./lib.mjs";
 
-const ADMIN_TOKEN = need("ADMIN_TOKEN");
+need("ADMIN_TOKEN"); // the admin API drives the rooms: say at once when it is missing
 const CHECKING_ROOM = need("CHECKING_ROOM");
 const CLOSED_ROOM = need("CLOSED_ROOM");
 const DRAW_ROOM = need("DRAW_ROOM");
@@ -42,19 +42,6 @@ const VIEWPORTS = [
 mkdirSync(SHOT_DIR, { recursive: true });
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
-const q = (id) => `[data-testid="${id}"]`;
-const LIVE = `${q("connection")}:is([data-mode="ws"],[data-mode="sse"],[data-mode="poll"])`;
-
-async function admin(method, path, body) {
-  const res = await fetch(`${BASE_URL}/admin/api${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  check(res.ok, `${method} /admin/api${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 /** room changes the room's settings through the admin API. */
 async function room(change) {

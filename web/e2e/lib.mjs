@@ -184,3 +184,21 @@ export async function run(fn) {
     await fail(err);
   }
 }
+
+/** q selects an element by its data-testid. */
+export const q = (id) => `[data-testid="${id}"]`;
+
+/** LIVE is the connection indicator in any live mode. */
+export const LIVE = `${q("connection")}:is([data-mode="ws"],[data-mode="sse"],[data-mode="poll"])`;
+
+/** admin calls the admin API with ADMIN_TOKEN; the parsed answer, null when empty. */
+export async function admin(method, path, body) {
+  const res = await fetch(`${BASE_URL}/admin/api${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${need("ADMIN_TOKEN")}`, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  check(res.ok, `${method} /admin/api${path}: ${res.status} ${text}`);
+  return text ? JSON.parse(text) : null;
+}

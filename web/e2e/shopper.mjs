@@ -12,24 +12,11 @@
 //
 // Screenshots go to OUT_DIR as shopper-<step>.png. RESULT holds the facts.
 
-import { BASE_URL, ROOM, check, log, need, number, outPath, run, waitShown } from "./lib.mjs";
+import { BASE_URL, LIVE, ROOM, admin, check, log, need, number, outPath, q, run, waitShown } from "./lib.mjs";
 
-const ADMIN_TOKEN = need("ADMIN_TOKEN");
+need("ADMIN_TOKEN"); // the admin API drives the rooms: say at once when it is missing
 const SOLD_ROOM = need("SOLD_ROOM");
 const DRAW_ROOM = need("DRAW_ROOM");
-const q = (id) => `[data-testid="${id}"]`;
-const LIVE = `${q("connection")}:is([data-mode="ws"],[data-mode="sse"],[data-mode="poll"])`;
-
-async function admin(method, path, body) {
-  const res = await fetch(`${BASE_URL}/admin/api${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  check(res.ok, `${method} /admin/api${path}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
 
 async function visible(page, testid, what) {
   try {
