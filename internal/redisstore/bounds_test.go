@@ -170,36 +170,42 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 		t.Fatalf("status of a purged ticket: %v, want ErrTicketNotFound", err)
 	}
 	after, keys := roomMemory(t, rdb, prefix, room)
-	vis, err := rdb.HLen(ctx, prefix+"{"+room+"}:visitors").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tickets, err := rdb.HLen(ctx, prefix+"{"+room+"}:tickets").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("room keys: %d B before, %d B with 10,000 more tickets, %d B after they ended and were purged (%s)",
-		before, full, after, strings.Join(keys, " "))
-	if vis != int64(len(live)) || tickets != int64(len(live)) {
-		t.Fatalf("visitors %d, tickets %d left; want %d each (the live waiters)", vis, tickets, len(live))
-	}
-	// Near the size before: a hash that grew keeps a few hundred bytes of
-	// table; 10,000 tickets were about 2 MB.
-	// Near the size before. What stays is bucket tables: Redis shrinks a
-	// hash or sorted set's table step by step as it is changed, so one that
-	// just lost thousands of entries may still hold its old table, 8 B per
-	// slot (10,000 tickets: 16 KiB; 4,000 waiters: 32 KiB), never the entries.
+	// Records and visitors entries, in the buckets (t:, v:) and the keys of
+	// the releases before (tickets, visitors).
+	entries := map[string]int64{}
 	perKey := map[string]int64{}
+	base := prefix + "{" + room + "}:"
 	for _, k := range keys {
+		name := strings.TrimPrefix(k, base)
+		if i := strings.IndexByte(name, ':'); i >= 0 {
+			name = name[:i] // a bucket counts with its kind
+		}
 		n, err := rdb.MemoryUsage(ctx, k, 0).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		perKey[k[strings.LastIndex(k, ":")+1:]] = n
+		perKey[name] += n
+		if name == "t" || name == "tickets" || name == "v" || name == "visitors" {
+			l, err := rdb.HLen(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries[name[:1]] += l
+		}
 	}
-	t.Logf("per key after: %v", perKey)
-	if perKey["tickets"]+perKey["visitors"] > 48<<10 {
-		t.Fatalf("tickets and visitors hold %d B after the purge", perKey["tickets"]+perKey["visitors"])
+	t.Logf("room keys: %d B before, %d B with 10,000 more tickets, %d B after they ended and were purged (%d keys)",
+		before, full, after, len(keys))
+	t.Logf("per kind of key after: %v", perKey)
+	if entries["v"] != int64(len(live)) || entries["t"] != int64(len(live)) {
+		t.Fatalf("visitors %d, tickets %d left; want %d each (the live waiters)", entries["v"], entries["t"], len(live))
+	}
+	if s, err := rdb.HLen(ctx, base+"s:0").Result(); err != nil || s != int64(len(live)) {
+		t.Fatalf("signs of life left: %d (%v), want %d (the live waiters)", s, err, len(live))
+	}
+	// What stays of the buckets is the live waiters' entries and an empty
+	// key's worth per bucket that holds one: a few KiB, never the tickets.
+	if perKey["t"]+perKey["v"]+perKey["s"] > 48<<10 {
+		t.Fatalf("record, visitors and sign-of-life buckets hold %d B after the purge", perKey["t"]+perKey["v"]+perKey["s"])
 	}
 	if _, ok := perKey["ended"]; ok {
 		t.Fatalf("the ended set is still there: %d B", perKey["ended"])
