@@ -180,3 +180,34 @@ func clientFlags(line string) map[string]string {
 	}
 	return f
 }
+
+// TestScriptsOnceKeepsAnswers: through the hook, scripts alone and in a
+// pipeline (StatusMany's way) answer as they would without it.
+func TestScriptsOnceKeepsAnswers(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redisstore.NewClient(&redis.UniversalOptions{Addrs: []string{srv.Addr()}})
+	defer func() { _ = c.Close() }()
+	ctx := context.Background()
+	if n, err := incr.Run(ctx, c, []string{"{answers}:n"}).Int64(); err != nil || n != 1 {
+		t.Fatalf("script: %d %v", n, err)
+	}
+	var a, b *redis.Cmd
+	var get *redis.StringCmd
+	if _, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		a = incr.EvalSha(ctx, p, []string{"{answers}:n"})
+		get = p.Get(ctx, "{answers}:n")
+		b = incr.EvalSha(ctx, p, []string{"{answers}:n"})
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if x, _ := a.Int64(); x != 2 {
+		t.Errorf("first script in the pipeline: %d", x)
+	}
+	if get.Val() != "2" {
+		t.Errorf("read in the pipeline: %q", get.Val())
+	}
+	if x, _ := b.Int64(); x != 3 {
+		t.Errorf("second script in the pipeline: %d", x)
+	}
+}
