@@ -61,9 +61,12 @@ func (p EntryProof) Mode() string {
 
 // Stats are a room's counters.
 type Stats struct {
-	Waiting        int64   `json:"waiting"`
-	Scheduled      int64   `json:"scheduled"` // in the pre-queue of a scheduled opening
-	Active         int64   `json:"active"`
+	Waiting   int64 `json:"waiting"`
+	Scheduled int64 `json:"scheduled"` // in the pre-queue of a scheduled opening
+	Active    int64 `json:"active"`    // admission slots in use, Held included
+	// Held are slots held after Redis lost its data, for entry tokens issued
+	// before the loss, until the latest of them has expired (RestoreRoom).
+	Held           int64   `json:"held,omitempty"`
 	EnteredTotal   int64   `json:"entered_total"`
 	AdmittedTotal  int64   `json:"admitted_total"`
 	AbandonedTotal int64   `json:"abandoned_total"`

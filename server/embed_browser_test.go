@@ -31,6 +31,9 @@ func TestEmbedBrowser(t *testing.T) {
 	t.Run("PreQueueCountsDownThenShowsTheDrawnPlace", func(t *testing.T) {
 		embedPreQueueScenario(t, kit)
 	})
+	t.Run("LeaveTheLineFromTheFrame", func(t *testing.T) {
+		embedLeaveScenario(t, kit)
+	})
 	t.Run("SoldOutNewcomerJoinsOnUndo", func(t *testing.T) {
 		embedSoldOutScenario(t, kit)
 	})

@@ -8,6 +8,7 @@
 //   waitroom:key       {key} an anonymous visitor's key, for the SDK to keep
 //   waitroom:resize    {height} the content's height in CSS pixels
 //   waitroom:error     {code, message} the frame could not enter
+//   waitroom:left      the visitor left the line from the frame
 // parent → frame, accepted only from the allowed embedder's origin:
 //   waitroom:init      {user_token, key} who the visitor is, both optional
 

@@ -1,6 +1,6 @@
 // waitroom-embed.js: puts a room's line into a shop's page.
 //
-//   Waitroom.mount(element, { room, server, lang, userToken, onUpdate, onAdmitted })
+//   Waitroom.mount(element, { room, server, lang, userToken, onUpdate, onAdmitted, onLeft })
 //     → Promise<{ token, orderable_at, redirect_url }>
 //
 // It makes the iframe, sizes it to its content, answers the frame's
@@ -23,6 +23,8 @@ export interface MountOptions {
   title?: string;
   onUpdate?: (t: Ticket) => void;
   onAdmitted?: (a: Admission) => void;
+  /** The visitor left the line with the frame's button (the frame offers to join again). */
+  onLeft?: () => void;
 }
 
 /** A key is kept as long as the frame's cookie would be. */
@@ -128,6 +130,9 @@ export function mount(element: Element, o: MountOptions): Promise<Admission> {
           if (t) call(o.onUpdate, t);
           break;
         }
+        case "waitroom:left":
+          call(o.onLeft, undefined);
+          break;
         case "waitroom:admitted": {
           const a = parseAdmission(m);
           if (!a) break;

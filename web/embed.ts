@@ -9,6 +9,7 @@ import { DEFAULT_BACKOFF, backoffDelay } from "./backoff";
 import { cookiesStick, embedEnv, KEY_HEADER } from "./embed-env";
 import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./embed-messages";
 import { secondsLeft } from "./format";
+import { leaveControls } from "./leave";
 import { blockFor, Page } from "./page";
 import { challengeBeside, solve } from "./pow";
 import { frozenNewcomer, REOPEN_FLOOR_MS } from "./reopen";
@@ -25,7 +26,7 @@ function readStrings(): Strings {
   }
 }
 
-const STATES = ["waiting", "admitted", "expired", "closed", "bypassed"];
+const STATES = ["waiting", "admitted", "expired", "closed", "bypassed", "left"];
 
 /** Enter failures that a retry may cure: the network, or a busy server. */
 class Retryable extends Error {}
@@ -60,6 +61,7 @@ function main(): void {
   let countdown: number | undefined;
   let entry = 0;
   let admittedSent = false;
+  let ticketURL: string | null = null; // the ticket in line, for leaving
 
   function showOnly(testid: "connecting" | "embed-error" | null): void {
     for (const id of ["connecting", "embed-error"]) {
@@ -245,6 +247,7 @@ function main(): void {
   }
 
   function live(first: Ticket): void {
+    ticketURL = null;
     show(first);
     if (!first.ticket) {
       if (frozenNewcomer(first)) askAgain(first);
@@ -252,6 +255,7 @@ function main(): void {
     }
     if (isTerminal(first.state)) return;
     const base = `${api}/tickets/${encodeURIComponent(first.ticket)}`;
+    ticketURL = base;
     conn = new Connection({
       room,
       ticket: first.ticket,
@@ -266,6 +270,28 @@ function main(): void {
   }
 
   page.el("enter-again")?.addEventListener("click", () => void enter());
+  page.el("join-again")?.addEventListener("click", () => void enter());
+  // Leaving, as on the waiting page: the place is given up (DELETE, with
+  // the visitor's key), the frame says so and tells the parent.
+  leaveControls(
+    page,
+    () => {
+      const k = key ?? init.key;
+      const headers: Record<string, string> = {};
+      if (k) headers[KEY_HEADER] = k;
+      return ticketURL ? { url: ticketURL, headers } : null;
+    },
+    strings,
+    () => {
+      entering++; // an enter still on its way is not shown over this
+      conn?.stop();
+      conn = null;
+      ticketURL = null;
+      window.clearTimeout(opening);
+      page.showState("left");
+      post({ type: "waitroom:left" });
+    },
+  );
   const nudge = () => conn?.nudge();
   window.addEventListener("online", nudge);
   document.addEventListener("visibilitychange", () => {

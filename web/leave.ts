@@ -5,13 +5,13 @@ import { Page } from "./page";
 import { Strings, t } from "./strings";
 
 /** leaveRequest gives the ticket up; true when the server has let it go. */
-export async function leaveRequest(ticketURL: string): Promise<boolean> {
+export async function leaveRequest(ticketURL: string, headers: Record<string, string> = {}): Promise<boolean> {
   try {
     const res = await fetch(ticketURL, {
       method: "DELETE",
       credentials: "same-origin",
       cache: "no-store",
-      headers: { Accept: "application/json" },
+      headers: { Accept: "application/json", ...headers },
     });
     // 404: already gone (expired, or left in another tab); the place is not held either way.
     return res.ok || res.status === 404;
@@ -20,11 +20,24 @@ export async function leaveRequest(ticketURL: string): Promise<boolean> {
   }
 }
 
+/** The ticket to give up, and the headers that name its visitor (the embed's key). */
+export interface LeaveTarget {
+  url: string;
+  headers?: Record<string, string>;
+}
+
 /**
  * leaveControls wires the leave button of the waiting block; done runs once
  * the place is given up. The controls need script, so they start hidden.
+ * target is the ticket, or a function giving the current one (the embed
+ * enters again in the same page); null: nothing to leave.
  */
-export function leaveControls(page: Page, ticketURL: string, strings: Strings, done: () => void): void {
+export function leaveControls(
+  page: Page,
+  target: string | (() => LeaveTarget | null),
+  strings: Strings,
+  done: () => void,
+): void {
   const box = page.el("leave-box");
   const button = page.el<HTMLButtonElement>("leave");
   const confirm = page.el("leave-confirm");
@@ -42,11 +55,16 @@ export function leaveControls(page: Page, ticketURL: string, strings: Strings, d
   no.addEventListener("click", () => ask(false));
   let busy = false;
   yes.addEventListener("click", () => {
-    if (busy) return;
+    const to = typeof target === "string" ? { url: target } : target();
+    if (busy || !to) return;
     busy = yes.disabled = true;
-    void leaveRequest(ticketURL).then((ok) => {
+    void leaveRequest(to.url, to.headers).then((ok) => {
       busy = yes.disabled = false;
       if (ok) {
+        // Closed again, for a page that can take a place again.
+        confirm.hidden = true;
+        button.setAttribute("aria-expanded", "false");
+        if (failed) failed.hidden = true;
         done();
         return;
       }

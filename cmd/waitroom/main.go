@@ -279,7 +279,7 @@ func openRedis(cfg config, log *slog.Logger) (rdb, probe redis.UniversalClient, 
 		log.Warn("EMBEDDED MODE: no --redis-url given, so an in-process Redis-protocol server (miniredis) holds the line; data lives in memory and is lost on exit. Give --redis-url for production.",
 			"redis_addr", mr.Addr())
 		opts := &redis.UniversalOptions{Addrs: []string{mr.Addr()}}
-		return redis.NewUniversalClient(redisstore.FailFast(opts)), redis.NewUniversalClient(redisstore.ProbeOptions(*opts)),
+		return redisstore.NewClient(opts), redis.NewUniversalClient(redisstore.ProbeOptions(*opts)),
 			closerFunc(mr.Close), nil
 	}
 	opts, err := redisOptions(cfg.RedisURL)
@@ -288,7 +288,7 @@ func openRedis(cfg config, log *slog.Logger) (rdb, probe redis.UniversalClient, 
 	}
 	opts.SentinelPassword = cfg.RedisSentinelPassword
 	probe = redis.NewUniversalClient(redisstore.ProbeOptions(*opts))
-	rdb = redis.NewUniversalClient(redisstore.FailFast(opts))
+	rdb = redisstore.NewClient(opts)
 	log.Info("using Redis", "addrs", opts.Addrs, "master", opts.MasterName)
 	return rdb, probe, nil, nil
 }

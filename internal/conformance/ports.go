@@ -214,27 +214,59 @@ func testRestoreHoldsTheCapacityOnce(t *testing.T, target Open) {
 	if ok, err := f.store.RestoreRoom(ctx, "kept", s, f.clock.Now()); err != nil || ok {
 		t.Fatalf("restore over an existing room: %v %v", ok, err)
 	}
+	// A large room: one slot below the largest capacity, so that raising it
+	// below frees exactly one. A placeholder per slot kept Redis busy for
+	// over 5 s at 1,000,000; the hold is one record whatever the capacity.
 	lost := queue.DefaultSettings()
-	lost.Capacity = 3
-	if ok, err := f.store.RestoreRoom(ctx, "lost", lost, f.clock.Now()); err != nil || !ok {
+	lost.Capacity = 999_999
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second) // a bound, not a target
+	defer cancel()
+	if ok, err := f.store.RestoreRoom(rctx, "lost", lost, f.clock.Now()); err != nil || !ok {
 		t.Fatalf("restore: %v %v", ok, err)
 	}
 	rooms, err := f.line.ListRooms(ctx)
 	if err != nil || fmt.Sprint(rooms) != "[kept lost]" {
 		t.Fatalf("rooms: %v %v", rooms, err)
 	}
-	if st, _ := f.store.Stats(ctx, "lost", f.clock.Now()); st.Active != 3 {
-		t.Fatalf("restored room holds %d slots, want its capacity 3", st.Active)
+	stats := func(active, held int64) {
+		t.Helper()
+		st, err := f.store.Stats(ctx, "lost", f.clock.Now())
+		if err != nil || st.Active != active || st.Held != held {
+			t.Fatalf("stats: active %d held %d (%v), want active %d held %d", st.Active, st.Held, err, active, held)
+		}
 	}
-	tk := f.enter(t, "lost", "v:a")
-	if tk.State != queue.StateWaiting {
-		t.Fatalf("entry into a held room: %s", tk.State)
+	stats(999_999, 999_999) // the dashboard shows the room full
+
+	// While the hold lasts, nobody is admitted: no fast track, no tick.
+	a, b := f.enter(t, "lost", "v:a"), f.enter(t, "lost", "v:b")
+	if a.State != queue.StateWaiting || b.State != queue.StateWaiting {
+		t.Fatalf("entries into a held room: %s %s", a.State, b.State)
 	}
+	f.clock.Advance(time.Second)
+	if r := f.tick(t, "lost"); len(r.Admitted) != 0 || r.Reclaimed != 0 {
+		t.Fatalf("tick of a held room: %+v", r)
+	}
+	// The hold counts as that many live slots: one more capacity admits one.
+	lost.Capacity = 1_000_000
+	f.room(t, "lost", func(x *queue.Settings) { *x = lost })
+	f.clock.Advance(time.Second)
+	if r := f.tick(t, "lost"); len(r.Admitted) != 1 || r.Admitted[0] != a.ID {
+		t.Fatalf("one slot beside the hold: %+v", r)
+	}
+	stats(1_000_000, 999_999)
+
+	// Once the latest token from before has expired the hold is gone: only a's
+	// own slot was reclaimed, and the line moves again.
 	f.clock.Advance(time.Duration(lost.SessionTTLS)*time.Second + time.Duration(lost.JitterMS)*time.Millisecond + time.Second)
-	f.status(t, "lost", tk) // still there
-	if r := f.tick(t, "lost"); r.Reclaimed != 3 || len(r.Admitted) != 1 {
+	f.status(t, "lost", b) // still there
+	if r := f.tick(t, "lost"); r.Reclaimed != 1 || len(r.Admitted) != 1 || r.Admitted[0] != b.ID {
 		t.Fatalf("after the old tokens expired: %+v", r)
 	}
+	stats(1, 0)
+	if c := f.enter(t, "lost", "v:c"); c.State != queue.StateAdmitted {
+		t.Fatalf("entry into an empty line after the hold: %s", c.State)
+	}
+	stats(2, 0)
 }
 
 func testRoomsAndEpoch(t *testing.T, target Open) {

@@ -50,6 +50,7 @@ type room struct {
 	active   map[string]int64 // admitted ticket -> expiry (ms)
 	ended    map[string]int64 // ended ticket -> end time (ms)
 	budget   struct{ start, used int64 }
+	held     struct{ n, until int64 } // slots held after a data loss, until (ms): restore.lua's budget h, hu
 	stats    map[string]int64
 	rate     float64
 	rated    bool // rate was written by a tick
@@ -163,7 +164,7 @@ func (s *Store) DeleteRoom(_ context.Context, room string) error {
 func (r *room) empty() bool {
 	return r.settings == nil && len(r.visitors) == 0 && len(r.tickets) == 0 && r.seq == 0 && len(r.q) == 0 &&
 		len(r.pre) == 0 && r.draw == nil && len(r.active) == 0 && len(r.ended) == 0 && len(r.stats) == 0 && !r.rated && len(r.admits) == 0 &&
-		r.budget.start < 0 && r.lease == lease{}
+		r.budget.start < 0 && r.held.until == 0 && r.lease == lease{}
 }
 
 func (s *Store) ListRooms(context.Context) ([]string, error) {
@@ -205,9 +206,7 @@ func (s *Store) RestoreRoom(_ context.Context, room string, st queue.Settings, n
 		return false, nil
 	}
 	r.settings = data
-	for j := int64(1); j <= st.Capacity; j++ {
-		r.active[fmt.Sprintf("held-%d", j)] = ms(hold)
-	}
+	r.held.n, r.held.until = st.Capacity, ms(hold)
 	return true, nil
 }
 
@@ -215,14 +214,9 @@ func (s *Store) Stats(_ context.Context, room string, now time.Time) (queue.Stat
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.room(room)
-	var active int64
-	for _, x := range r.active {
-		if x > ms(now) {
-			active++
-		}
-	}
+	held := r.heldAt(ms(now))
 	return queue.Stats{
-		Waiting: int64(len(r.q)), Scheduled: int64(len(r.pre)), Active: active,
+		Waiting: int64(len(r.q)), Scheduled: int64(len(r.pre)), Active: r.live(ms(now)) + held, Held: held,
 		EnteredTotal: r.stats["entered_total"], AdmittedTotal: r.stats["admitted_total"],
 		AbandonedTotal: r.stats["abandoned_total"], ExpiredTotal: r.stats["expired_total"],
 		CompletedTotal: r.stats["completed_total"], AdmittedRate: r.rate,

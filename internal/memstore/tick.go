@@ -77,7 +77,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	res := queue.TickResult{Reclaimed: int64(len(expired)), Purged: int64(len(purge))}
 	if !st.Paused {
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
-		free := min(st.BatchSize-used, st.Capacity-int64(len(r.active)))
+		free := min(st.BatchSize-used, st.Capacity-r.heldAt(n)-int64(len(r.active)))
 		var ghosts []string
 		skipped, drawn := 0, 0
 		for free > 0 && skipped < queue.MaxScan && len(r.q) > 0 {

@@ -125,7 +125,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	if mode == queue.AdmitLine && len(r.q) == 0 {
 		// Fast track: only into an empty line, within capacity and this tick's budget.
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
-		if used < st.BatchSize && r.live(n) < st.Capacity {
+		if used < st.BatchSize && r.live(n)+r.heldAt(n) < st.Capacity {
 			r.budget.start, r.budget.used = start, used+1
 			admitted = true
 		}
@@ -144,6 +144,15 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	r.tickets[newID] = rec
 	r.visitors[identity] = newID
 	return r.view(room, newID, rec, now), nil
+}
+
+// heldAt is the slots a restored room holds at now (ms) for entry tokens
+// from before the data loss.
+func (r *room) heldAt(now int64) int64 {
+	if now < r.held.until {
+		return r.held.n
+	}
+	return 0
 }
 
 // live counts slots held past now (ms).

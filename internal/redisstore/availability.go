@@ -76,7 +76,8 @@ func ProbeOptions(o redis.UniversalOptions) *redis.UniversalOptions {
 // otherwise redials five times 100 ms apart, so a refused connection (Redis
 // gone, a certain outage) reaches the caller as its context's timeout, which
 // degraded mode must wait out (queue.Availability).
-// It takes UniversalOptions, which serve a single server as well as
+// One retry of a failed call; NewClient's ScriptsOnce takes it away from
+// scripts. It takes UniversalOptions, which serve a single server as well as
 // Sentinel and Cluster.
 func FailFast(o *redis.UniversalOptions) *redis.UniversalOptions {
 	o.MaxRetries = 1

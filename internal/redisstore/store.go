@@ -77,7 +77,7 @@ func (s *Store) RestoreRoom(ctx context.Context, room string, st queue.Settings,
 		return false, fail("restore room", err)
 	}
 	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
-	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, k.active},
+	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, k.budget},
 		data, st.Capacity, ms(hold)).Int()
 	if err != nil {
 		return false, fail("restore room", err)
@@ -326,13 +326,15 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 	k := keysFor(s.prefix, room)
 	var waiting, scheduled, active *redis.IntCmd
 	var counters *redis.MapStringStringCmd
+	var hold *redis.SliceCmd
 	var seq *redis.StringCmd
 	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		waiting = p.ZCard(ctx, k.q)
 		scheduled = p.ZCard(ctx, k.pre)
 		active = p.ZCount(ctx, k.active, "("+strconv.FormatInt(ms(now), 10), "+inf")
 		counters = p.HGetAll(ctx, k.stats)
-		seq = p.Get(ctx, k.seq) // every ticket entered took one; last: a new room has none (redis.Nil)
+		hold = p.HMGet(ctx, k.budget, "h", "hu") // restore.lua
+		seq = p.Get(ctx, k.seq)                  // every ticket entered took one; last: a new room has none (redis.Nil)
 		return nil
 	})
 	if err != nil && !errors.Is(err, redis.Nil) {
@@ -342,10 +344,19 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 	num := func(f string) int64 { n, _ := strconv.ParseInt(c[f], 10, 64); return n }
 	rate, _ := strconv.ParseFloat(c["rate"], 64)
 	entered, _ := strconv.ParseInt(seq.Val(), 10, 64)
+	var held int64
+	if h := hold.Val(); len(h) == 2 {
+		n, _ := h[0].(string)
+		until, _ := h[1].(string)
+		if u, _ := strconv.ParseInt(until, 10, 64); ms(now) < u {
+			held, _ = strconv.ParseInt(n, 10, 64)
+		}
+	}
 	return queue.Stats{
 		Waiting:        waiting.Val(),
 		Scheduled:      scheduled.Val(),
-		Active:         active.Val(),
+		Active:         active.Val() + held,
+		Held:           held,
 		EnteredTotal:   entered,
 		AdmittedTotal:  num("admitted_total"),
 		AbandonedTotal: num("abandoned_total"),

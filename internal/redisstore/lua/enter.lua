@@ -9,7 +9,8 @@
 -- KEYS[4] q         ZSET waiting members scored by seq
 -- KEYS[5] seen      ZSET waiting members scored by last sign of life (ms) (before)
 -- KEYS[6] active    ZSET admitted members scored by expiry (ms)
--- KEYS[7] budget    HASH s = start (ms) of the current tick, u = admissions used in it
+-- KEYS[7] budget    HASH s = start (ms) of the current tick, u = admissions used in it,
+--   h = slots held after a data loss until hu (ms) (restore.lua)
 -- KEYS[8] stats     HASH counters and the measured rate
 -- KEYS[9] admits    ZSET admission log of the last minute, for the rate
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
@@ -117,10 +118,11 @@ if mode == 'line' and waiting == 0 then
   -- As in tick.lua: ticks compared by start time, so a change of pace holds.
   local interval = tonumber(ARGV[7])
   local start = now - now % interval
-  local b = redis.call('HMGET', KEYS[7], 's', 'u')
+  local b = redis.call('HMGET', KEYS[7], 's', 'u', 'h', 'hu')
   local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if start > bs then bs, used = start, 0 end
   local live = redis.call('ZCOUNT', KEYS[6], '(' .. ARGV[3], '+inf')
+  if now < (tonumber(b[4]) or 0) then live = live + tonumber(b[3]) end
   if used < tonumber(ARGV[6]) and live < tonumber(ARGV[5]) then
     redis.call('HSET', KEYS[7], 's', bs, 'u', used + 1)
     admit = true

@@ -13,7 +13,8 @@
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
 -- KEYS[3] active   ZSET admitted members scored by expiry (ms)
 -- KEYS[4] tickets  HASH ticket member -> record (before)
--- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it
+-- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it,
+--   h = slots held after a data loss until hu (ms) (restore.lua)
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
 -- KEYS[8] ended    ZSET ended members scored by end time (ms)
@@ -184,10 +185,11 @@ if not paused then
   -- counted in a shorter interval outrun any counted in a longer one, so a
   -- change of pace would stop the line.
   local start = now - now % interval
-  local b = redis.call('HMGET', KEYS[5], 's', 'u')
+  local b = redis.call('HMGET', KEYS[5], 's', 'u', 'h', 'hu')
   local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if start > bs then bs, used = start, 0 end
-  local n = math.min(size - used, capacity - redis.call('ZCARD', KEYS[3]))
+  local held = now < (tonumber(b[4]) or 0) and tonumber(b[3]) or 0
+  local n = math.min(size - used, capacity - held - redis.call('ZCARD', KEYS[3]))
   -- Ghosts at the head are dropped as they are popped, at most maxscan of
   -- them per tick: the line drains them over several ticks.
   local skipped, ghosts = 0, {}
