@@ -42,33 +42,56 @@ local function mark(m, fields)
   return rec
 end
 
--- seen_of is the last sign of life of each member (nil: none kept): the
--- s: buckets, one HMGET per bucket, then the seen set from before.
-local function seen_of(members)
-  local out, groups, order, missing = {}, {}, {}, {}
-  for i, m in ipairs(members) do
-    if isseq(m) then
-      local k = skey(base, m)
-      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
-      local g = groups[k]
-      g[#g + 1] = i
-    else
-      missing[#missing + 1] = i
-    end
+-- fetch reads field m of key keyof(base, m) for the members at idx, one
+-- HMGET per key; returns the values by index (nil: none).
+local function fetch(keyof, members, idx)
+  local out, groups, order = {}, {}, {}
+  for _, i in ipairs(idx) do
+    local k = keyof(base, members[i])
+    if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+    local g = groups[k]
+    g[#g + 1] = i
   end
   for _, k in ipairs(order) do
     local g, fields = groups[k], {}
     for j, i in ipairs(g) do fields[j] = members[i] end
     local vals = redis.call('HMGET', k, unpack(fields))
     for j, i in ipairs(g) do
-      if vals[j] then out[i] = tonumber(vals[j]) else missing[#missing + 1] = i end
+      if vals[j] then out[i] = vals[j] end
     end
+  end
+  return out
+end
+
+-- seen_of is the last sign of life of each member (nil: none known): the
+-- s: buckets; the seen set from before; else, for a ticket of the buckets,
+-- its entry time.
+local function seen_of(members)
+  local out, ours, missing = {}, {}, {}
+  for i, m in ipairs(members) do
+    if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
+  end
+  local got = fetch(skey, members, ours)
+  local unseen_ours = {}
+  for _, i in ipairs(ours) do
+    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i; unseen_ours[#unseen_ours + 1] = i end
   end
   if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
     local ms = {}
     for j, i in ipairs(missing) do ms[j] = members[i] end
     for j, v in ipairs(redis.call('ZMSCORE', KEYS[2], unpack(ms))) do
       if v then out[missing[j]] = tonumber(v) end
+    end
+  end
+  local fresh = {}
+  for _, i in ipairs(unseen_ours) do
+    if not out[i] then fresh[#fresh + 1] = i end
+  end
+  if #fresh > 0 then
+    local raws = fetch(tkey, members, fresh)
+    for _, i in ipairs(fresh) do
+      local rec = raws[i] and decode(raws[i])
+      if rec and rec.v == 2 then out[i] = rec.e end
     end
   end
   return out
@@ -118,6 +141,7 @@ if #purge > 0 then
     end
   end
   redis.call('ZREM', KEYS[8], unpack(purge))
+  redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
