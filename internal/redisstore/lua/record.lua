@@ -51,7 +51,7 @@ local function b36(n)
 end
 
 local function bucket(m) return string.format('%d', math.floor(tonumber(m) / 32)) end
-local function isseq(m) return #m <= 15 and string.match(m, '^%d+$') ~= nil end
+local function isseq(m) return #m <= 15 and string.find(m, '^%d+$') ~= nil end
 local function tkey(base, m) return base .. 't:' .. bucket(m) end
 local function skey(base, m) return base .. 's:' .. bucket(m) end
 

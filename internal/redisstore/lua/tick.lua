@@ -7,7 +7,8 @@
 -- the line is swept from a cursor (stats sw, a rank in q), at most ARGV[8]
 -- waiters a tick, round-robin: a line that short is swept whole each tick,
 -- a longer one drops a silent waiter within one sweep of the line (length /
--- ARGV[8] ticks) after abandon_after_s, never before.
+-- ARGV[8] ticks) after abandon_after_s, never before. The sweep starts over
+-- at the first waiter who entered too recently to be silent that long.
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
@@ -45,9 +46,11 @@ end
 -- fetch reads field m of key keyof(base, m) for the members at idx, one
 -- HMGET per key; returns the values by index (nil: none).
 local function fetch(keyof, members, idx)
-  local out, groups, order = {}, {}, {}
+  local out, groups, order, keys = {}, {}, {}, {}
   for _, i in ipairs(idx) do
-    local k = keyof(base, members[i])
+    local b = math.floor(tonumber(members[i]) / 32)
+    local k = keys[b]
+    if not k then k = keyof(base, members[i]); keys[b] = k end
     if not groups[k] then groups[k] = {}; order[#order + 1] = k end
     local g = groups[k]
     g[#g + 1] = i
@@ -63,35 +66,34 @@ local function fetch(keyof, members, idx)
   return out
 end
 
--- seen_of is the last sign of life of each member (nil: none known): the
--- s: buckets; the seen set from before; else, for a ticket of the buckets,
--- its entry time.
+-- entered is a bucket ticket's entry time, read from its record (the
+-- record's fixed place, no decode), or nil.
+local function entered(m)
+  if not isseq(m) then return nil end
+  local raw = redis.call('HGET', tkey(base, m), m)
+  if not raw then return nil end
+  local b = string.byte(raw, 1)
+  if b < 65 or b > 90 then return nil end
+  return tonumber(string.sub(raw, 2, 9), 36)
+end
+
+-- seen_of is the last sign of life each member showed (nil: none kept):
+-- the s: buckets, then the seen set from before. A ticket of the buckets
+-- without one was last seen when it entered (entered).
 local function seen_of(members)
   local out, ours, missing = {}, {}, {}
   for i, m in ipairs(members) do
     if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
   end
   local got = fetch(skey, members, ours)
-  local unseen_ours = {}
   for _, i in ipairs(ours) do
-    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i; unseen_ours[#unseen_ours + 1] = i end
+    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i end
   end
   if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
     local ms = {}
     for j, i in ipairs(missing) do ms[j] = members[i] end
     for j, v in ipairs(redis.call('ZMSCORE', KEYS[2], unpack(ms))) do
       if v then out[missing[j]] = tonumber(v) end
-    end
-  end
-  local fresh = {}
-  for _, i in ipairs(unseen_ours) do
-    if not out[i] then fresh[#fresh + 1] = i end
-  end
-  if #fresh > 0 then
-    local raws = fetch(tkey, members, fresh)
-    for _, i in ipairs(fresh) do
-      local rec = raws[i] and decode(raws[i])
-      if rec and rec.v == 2 then out[i] = rec.e end
     end
   end
   return out
@@ -157,20 +159,37 @@ local total = redis.call('ZCARD', KEYS[1])
 if total > 0 then
   local cursor = tonumber(redis.call('HGET', KEYS[6], 'sw')) or 0
   if cursor >= total then cursor = 0 end
-  local batch = redis.call('ZRANGE', KEYS[1], cursor, cursor + maxscan - 1)
-  local seen = seen_of(batch)
   local was = {}
   for _, m in ipairs(gone) do was[m] = true end
-  local examined, dropped = 0, 0
-  for i, m in ipairs(batch) do
-    if #gone >= maxscan then break end
-    examined = i
-    if seen[i] and seen[i] < abandon_before and not was[m] then
-      gone[#gone + 1] = m
-      dropped = dropped + 1
+  -- q is in seq order past the drawn places, and seqs in order of entry: a
+  -- waiter without a sign of life who entered after abandon_before means
+  -- nobody behind it can be silent that long; the sweep starts over. Read
+  -- in chunks, so a young line costs one chunk.
+  local examined, dropped, young, at_rank = 0, 0, false, cursor
+  while examined < maxscan and #gone < maxscan and not young do
+    local batch = redis.call('ZRANGE', KEYS[1], at_rank, at_rank + math.min(64, maxscan - examined) - 1)
+    if #batch == 0 then break end
+    local seen = seen_of(batch)
+    for i, m in ipairs(batch) do
+      if #gone >= maxscan then break end
+      examined = examined + 1
+      local at = seen[i]
+      if not at then
+        at = entered(m)
+        if at and at >= abandon_before then young = true break end
+      end
+      if at and at < abandon_before and not was[m] then
+        gone[#gone + 1] = m
+        dropped = dropped + 1
+      end
     end
+    at_rank = at_rank + #batch
   end
-  redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
+  if young then
+    redis.call('HSET', KEYS[6], 'sw', 0)
+  else
+    redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
+  end
 end
 if #gone > 0 then
   for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
@@ -228,7 +247,7 @@ if not paused then
     local seen = seen_of(members)
     unseen(members)
     for i, m in ipairs(members) do
-      local seen_at = seen[i]
+      local seen_at = seen[i] or entered(m)
       if seen_at and seen_at < abandon_before then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
