@@ -31,6 +31,18 @@ func TestLogKeepIsTheScriptsCap(t *testing.T) {
 	}
 }
 
+// TestSweepKeepIsTheScripts: tick.lua writes queue.SweepKeep as a literal.
+func TestSweepKeepIsTheScripts(t *testing.T) {
+	src, err := os.ReadFile("lua/tick.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("while examined - dropped < %d and", queue.SweepKeep)
+	if !strings.Contains(string(src), want) || !strings.Contains(string(src), fmt.Sprintf("examined - dropped >= %d then break", queue.SweepKeep)) {
+		t.Errorf("tick.lua: no %s", want)
+	}
+}
+
 func TestParseScores(t *testing.T) {
 	got, err := parseScores("3,-2:1,1e+15,7.5")
 	if err != nil {

@@ -4,10 +4,11 @@
 -- kind of removal is bounded per tick, so a tick stays short however many
 -- ghosts piled up; the rest go in the next ticks.
 -- Abandonment: the head is checked exactly as it is admitted; the rest of
--- the line is swept from a cursor (stats sw, a rank in q), at most ARGV[8]
--- waiters a tick, round-robin: a line that short is swept whole each tick,
--- a longer one drops a silent waiter within one sweep of the line (length /
--- ARGV[8] ticks) after abandon_after_s, never before. The sweep starts over
+-- the line is swept from a cursor (stats sw, a rank in q), round-robin, at
+-- most 128 waiters kept (queue.SweepKeep) and ARGV[8] dropped a tick: a
+-- line that short is swept whole each tick, a longer one drops a silent
+-- waiter within one sweep of the line (length / 128 ticks) after
+-- abandon_after_s, never before. The sweep starts over
 -- at the first waiter who entered too recently to be silent that long.
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
@@ -165,13 +166,14 @@ if total > 0 then
   -- waiter without a sign of life who entered after abandon_before means
   -- nobody behind it can be silent that long; the sweep starts over. Read
   -- in chunks, so a young line costs one chunk.
+  -- At most 128 kept (queue.SweepKeep) and maxscan dropped a tick.
   local examined, dropped, young, at_rank = 0, 0, false, cursor
-  while examined < maxscan and #gone < maxscan and not young do
-    local batch = redis.call('ZRANGE', KEYS[1], at_rank, at_rank + math.min(64, maxscan - examined) - 1)
+  while examined - dropped < 128 and #gone < maxscan and not young do
+    local batch = redis.call('ZRANGE', KEYS[1], at_rank, at_rank + 63)
     if #batch == 0 then break end
     local seen = seen_of(batch)
     for i, m in ipairs(batch) do
-      if #gone >= maxscan then break end
+      if #gone >= maxscan or examined - dropped >= 128 then break end
       examined = examined + 1
       local at = seen[i]
       if not at then
