@@ -13,6 +13,15 @@ import (
 // head), so a tick stays short however many ghosts piled up.
 const MaxScan = 500
 
+// SweepKeep bounds the waiters with a recent sign of life that one tick's
+// abandon sweep looks at (the silent it drops count against MaxScan): the
+// sweep walks the line round-robin from the tick before, so a silent waiter
+// in a line of n is dropped within about n / SweepKeep ticks after
+// abandon_after_s (never before); the head is checked exactly as it is
+// admitted. Stores keep no index by last sign of life (it cost ~100 B a
+// waiter), so this is what a tick spends on it.
+const SweepKeep = 128
+
 // EndedKept is how long an ended ticket (completed, left, abandoned or
 // reclaimed) stays in the store so its owner can still read why it ended;
 // then a tick deletes it, and its visitor's entry, so the line's memory

@@ -311,7 +311,7 @@ func testLogGapAfterTheRoomIsDeleted(t *testing.T, target Open) {
 }
 
 // testAbandonSweepReachesALongLine: in a line longer than one tick's sweep
-// (queue.MaxScan), the silent waiters anywhere in it are dropped within a
+// (queue.SweepKeep, queue.MaxScan), the silent waiters anywhere in it are dropped within a
 // sweep of the line (a few ticks), never before abandon_after_s, and a
 // waiter with a sign of life (Alive) never.
 func testAbandonSweepReachesALongLine(t *testing.T, target Open) {
@@ -340,11 +340,12 @@ func testAbandonSweepReachesALongLine(t *testing.T, target Open) {
 			t.Fatalf("%d dropped before abandon_after_s", r.Abandoned)
 		}
 	}
-	// 31 s: the silent go within a sweep of the line (n / MaxScan ticks,
-	// rounded up, plus one for the cursor's start), at most MaxScan a tick.
+	// 31 s: the silent go within a sweep of the line (a tick looks at
+	// SweepKeep waiters that stay, besides those it drops; one more for the
+	// cursor's start), at most MaxScan a tick.
 	f.clock.Advance(2 * time.Second)
 	var dropped int64
-	for range n/queue.MaxScan + 2 {
+	for range len(open)/queue.SweepKeep + 2 {
 		r := f.tick(t, "long")
 		if r.Abandoned > queue.MaxScan {
 			t.Fatalf("one tick dropped %d", r.Abandoned)

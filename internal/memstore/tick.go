@@ -148,19 +148,20 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 }
 
 // sweepSilent is tick.lua's sweep for the silent: from a cursor (a rank in
-// the line), at most MaxScan waiters a tick, round-robin; those last seen
-// before abandonBefore go, at most MaxScan of them. A line of MaxScan or
-// fewer is swept whole each tick; in a longer one a silent waiter goes
-// within one sweep of the line after abandon_after_s, never before. The
-// head is checked exactly as it is admitted.
+// the line), round-robin, at most SweepKeep waiters kept and MaxScan
+// dropped a tick (those last seen before abandonBefore). A line of
+// SweepKeep or fewer is swept whole each tick; in a longer one a silent
+// waiter goes within one sweep of the line after abandon_after_s, never
+// before. The head is checked exactly as it is admitted. (tick.lua also
+// starts over at a waiter too young to be silent: a shortcut, not a rule.)
 func (r *room) sweepSilent(abandonBefore int64) []string {
 	if r.sweepAt >= len(r.q) {
 		r.sweepAt = 0
 	}
 	var gone []string
 	examined := 0
-	for _, w := range r.q[r.sweepAt:min(r.sweepAt+queue.MaxScan, len(r.q))] {
-		if len(gone) >= queue.MaxScan {
+	for _, w := range r.q[r.sweepAt:] {
+		if len(gone) >= queue.MaxScan || examined-len(gone) >= queue.SweepKeep {
 			break
 		}
 		examined++

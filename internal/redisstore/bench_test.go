@@ -38,6 +38,8 @@ type benchLine struct {
 	next  atomic.Int64 // identities handed out so far
 	// ident makes the nth identity; nil: "v:<n>".
 	ident func(n int64) string
+	// prefix is the line's key prefix.
+	prefix string
 }
 
 // newBenchLine is a line on its own prefix. Its client lives as long as the
@@ -54,8 +56,9 @@ func newBenchLine(b *testing.B, clock *clockwork.FakeClock) *benchLine {
 	if clock != nil {
 		opts.Clock = clock
 	}
-	store := redisstore.New(rdb, redistest.Prefix(b))
-	return &benchLine{line: queue.NewLine(store, keys, opts), rdb: rdb, clock: clock}
+	prefix := redistest.Prefix(b)
+	store := redisstore.New(rdb, prefix)
+	return &benchLine{line: queue.NewLine(store, keys, opts), rdb: rdb, clock: clock, prefix: prefix}
 }
 
 // fill enters n new visitors, 32 at a time: concurrency stands in for a
@@ -121,7 +124,7 @@ type tickBench struct {
 	err      error
 }
 
-var tick100k, tick100kRandom tickBench
+var tick100k, tick100kRandom, tick100kAlive tickBench
 
 // BenchmarkTick100k measures one admission tick (batch 10) of a room with
 // 100,000 waiters. The clock moves one batch interval per tick, so every tick
@@ -131,6 +134,13 @@ var tick100k, tick100kRandom tickBench
 // which is what the single-threaded Redis spends on it; ns/op adds the
 // client and the round trip.
 func BenchmarkTick100k(b *testing.B) { benchTick100k(b, "tick100k", queue.MethodFIFO, &tick100k) }
+
+// BenchmarkTick100kAlive is BenchmarkTick100k with a sign of life from every
+// waiter (Alive, as from open sockets), so the tick's abandon sweep has a
+// last sign of life to read for each waiter it looks at.
+func BenchmarkTick100kAlive(b *testing.B) {
+	benchTick100k(b, "tick100k-alive", queue.MethodFIFO, &tick100kAlive)
+}
 
 // BenchmarkTick100kRandom is BenchmarkTick100k in a random line: each of the
 // 10 admissions is a draw among the 100,000 (ZRANGE by rank, ZREM).
@@ -151,11 +161,22 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 			return
 		}
 		start := time.Now()
-		if _, err := f.fill(ctx, room, tickWaiters); err != nil {
+		tickets, err := f.fill(ctx, room, tickWaiters)
+		if err != nil {
 			tick100k.err = err
 			return
 		}
 		b.Logf("filled %d waiters in %v", tickWaiters, time.Since(start).Round(time.Millisecond))
+		if tick100k == &tick100kAlive {
+			ids := make([]string, len(tickets))
+			for i, t := range tickets {
+				ids[i] = t.ID
+			}
+			if err := redisstore.New(f.rdb, f.prefix).Alive(ctx, room, ids, f.clock.Now()); err != nil {
+				tick100k.err = err
+				return
+			}
+		}
 		// One tick up front loads the script, so the timed ones are all EVALSHA hits.
 		if _, err := f.line.Tick(ctx, room, &s); err != nil {
 			tick100k.err = err

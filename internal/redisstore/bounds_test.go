@@ -341,8 +341,15 @@ func TestDeleteRoomRemovesEveryKey(t *testing.T) {
 	ctx := context.Background()
 	const room = "gone"
 	f.room(t, room, func(s *queue.Settings) { s.Paused = true })
-	waiting := f.stuff(t, room, "w", 700) // 6 record buckets, ~20 visitors buckets
+	waiting := f.stuff(t, room, "w", 700) // 22 record buckets, ~50 visitors buckets
 	if err := f.line.Leave(ctx, room, waiting[0].ID, waiting[0].Identity); err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, len(waiting))
+	for i, tk := range waiting {
+		ids[i] = tk.ID
+	}
+	if err := f.store.Alive(ctx, room, ids, f.clock.Now()); err != nil { // signs of life: s: buckets
 		t.Fatal(err)
 	}
 	f.room(t, room, nil)
@@ -361,8 +368,8 @@ func TestDeleteRoomRemovesEveryKey(t *testing.T) {
 			kinds[name[:i]]++
 		}
 	}
-	if kinds["t"] < 6 || kinds["s"] < 5 || kinds["v"] < 10 {
-		t.Fatalf("buckets before the delete: %v, want t ≥ 6, s ≥ 5, v ≥ 10", kinds)
+	if kinds["t"] < 20 || kinds["s"] < 20 || kinds["v"] < 30 {
+		t.Fatalf("buckets before the delete: %v, want t ≥ 20, s ≥ 20, v ≥ 30", kinds)
 	}
 	if err := f.store.DeleteRoom(ctx, room); err != nil {
 		t.Fatal(err)

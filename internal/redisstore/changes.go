@@ -88,7 +88,7 @@ func (s *Store) Alive(ctx context.Context, room string, ids []string, now time.T
 		return nil
 	}
 	k := keysFor(s.prefix, room)
-	keys := []string{k.seen, k.base}
+	keys := []string{k.seen, k.base, k.q}
 	run := func() error {
 		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i := 0; i < len(ids); i += aliveChunk {

@@ -12,7 +12,7 @@ import (
 // TestLogKeepIsTheScriptsCap: record.lua writes the log's cap as a literal,
 // and every script that changes q logs through it.
 func TestLogKeepIsTheScriptsCap(t *testing.T) {
-	want := fmt.Sprintf("math.min(%d, math.max(%d, redis.call('ZCARD', q)))", queue.LogKeep, queue.LogKeepMin)
+	want := fmt.Sprintf("math.min(%d, math.max(%d, waiting or redis.call('ZCARD', q)))", queue.LogKeep, queue.LogKeepMin)
 	src, err := os.ReadFile("lua/record.lua")
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +28,18 @@ func TestLogKeepIsTheScriptsCap(t *testing.T) {
 		if !strings.Contains(string(src), "log_changes(") {
 			t.Errorf("%s: does not log its changes to q", name)
 		}
+	}
+}
+
+// TestSweepKeepIsTheScripts: tick.lua writes queue.SweepKeep as a literal.
+func TestSweepKeepIsTheScripts(t *testing.T) {
+	src, err := os.ReadFile("lua/tick.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("while examined - dropped < %d and", queue.SweepKeep)
+	if !strings.Contains(string(src), want) || !strings.Contains(string(src), fmt.Sprintf("examined - dropped >= %d then break", queue.SweepKeep)) {
+		t.Errorf("tick.lua: no %s", want)
 	}
 }
 

@@ -29,7 +29,7 @@ type roomKeys struct {
 }
 
 // bucketSize is how many seqs share a t: and an s: bucket (lua/record.lua).
-const bucketSize = 128
+const bucketSize = 32
 
 // buckets are the names of the room's bucketed keys that may exist: every
 // t: and s: bucket up to seq, every v: bucket below vb.

@@ -21,8 +21,9 @@ const memoryWaiters = 10_000
 
 // BenchmarkWaiterMemory fills a paused room with 10,000 waiters through the
 // real enter script (cookie visitors' identities), on a redis-server of its
-// own, and reports Redis's used_memory growth per waiter (bytes/waiter;
-// the fill's connections closed before each reading) and, per key of the room, MEMORY USAGE per waiter (<key>-B/waiter; the
+// own, each with a sign of life (Alive, as from an open socket), and
+// reports Redis's used_memory growth per waiter (bytes/waiter; the fill's
+// connections closed before each reading) and, per key of the room, MEMORY USAGE per waiter (<key>-B/waiter; the
 // buckets t:<n>, s:<n>, v:<n> add up by kind). Run it with
 // -benchtime=1x: each round fills a room of its own.
 func BenchmarkWaiterMemory(b *testing.B) {
@@ -50,8 +51,20 @@ func BenchmarkWaiterMemory(b *testing.B) {
 		f.next.Store(next)
 		if n == 0 {
 			pausedRoom(b, f, room)
-		} else if _, err := f.fill(ctx, room, n); err != nil {
-			b.Fatal(err)
+		} else {
+			tickets, err := f.fill(ctx, room, n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			// Every waiter shows a sign of life, as open sockets do
+			// (queue.Line.Alive): a waiter's steady state.
+			ids := make([]string, len(tickets))
+			for i, t := range tickets {
+				ids[i] = t.ID
+			}
+			if err := redisstore.New(fr, "wr:").Alive(ctx, room, ids, time.Now()); err != nil {
+				b.Fatal(err)
+			}
 		}
 		next = f.next.Load()
 		_ = fr.Close()

@@ -40,7 +40,7 @@
 -- {"", "", -4, 0, "0"} when the line is full.
 local identity, now = ARGV[1], tonumber(ARGV[3])
 local mode, base, packed, field = ARGV[4], KEYS[13], ARGV[13], ARGV[14]
-local sv = redis.call('HMGET', KEYS[8], 'vb', 'rate')
+local sv = redis.call('HMGET', KEYS[8], 'vb', 'rate', 'purged')
 local nb, rate = tonumber(sv[1]) or 1, sv[2] or '0'
 local vk = vkey(base, field, nb)
 
@@ -87,29 +87,28 @@ else
   m, id, tail = tail, tail, '' -- not an id of ours (a test's): kept under itself, as before
 end
 -- A record from the arguments' own strings: state, entry position, the
--- admission's times (new: base-36 deltas; before: ms), no reason.
-local function record(c, pos, times)
-  if new then return c .. ARGV[15] .. pos .. '|' .. times .. '||' .. ARGV[16] .. packed end
-  return string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
-end
-local function keep(raw)
+-- admission's times (new: base-36 deltas; before: ms), no reason; kept
+-- with the identity's visitors entry.
+local function keep(c, pos, times)
+  local raw
   if new then
+    raw = c .. ARGV[15] .. pos .. '|' .. times .. '||' .. ARGV[16] .. packed
     redis.call('HSET', tkey(base, m), m, raw)
-    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, KEYS[8], nb) end
+    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, KEYS[8], nb, seq - (tonumber(sv[3]) or 0)) end
   else
+    raw = string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
     redis.call('HSET', KEYS[2], m, raw)
     redis.call('HSET', KEYS[1], identity, m)
   end
+  return raw
 end
 
 -- Scheduled opening: before it, a new place is in the pre-queue, unranked
 -- until the opening's draw (draw.lua) gives it a random place. The pre-queue
 -- keeps ticket ids: the draw's order is of ids.
 if mode == 'scheduled' then
-  local raw = record('S', '', '||')
   redis.call('ZADD', KEYS[11], s, id)
-  keep(raw)
-  return {id, raw, -1, waiting, rate}
+  return {id, keep('S', '', '||'), -1, waiting, rate}
 end
 
 local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
@@ -133,9 +132,9 @@ local raw, rank
 if admit then
   local x = tonumber(ARGV[8]) + tonumber(ARGV[9])
   if new then
-    raw = record('A', '', '0|' .. b36(tonumber(ARGV[8]) - now) .. '|' .. b36(ARGV[9]))
+    raw = keep('A', '', '0|' .. b36(tonumber(ARGV[8]) - now) .. '|' .. b36(ARGV[9]))
   else
-    raw = record('A', '', ARGV[3] .. '|' .. ARGV[8] .. '|' .. num(x))
+    raw = keep('A', '', ARGV[3] .. '|' .. ARGV[8] .. '|' .. num(x))
   end
   rank = -1
   redis.call('ZADD', KEYS[6], x, m)
@@ -145,15 +144,11 @@ if admit then
 else
   -- The newest seq is the highest score in the line (drawn places sit below
   -- its head), so the newcomer's rank is the count before it.
+  -- A new ticket's sign of life is its entry time (record.lua): none kept.
   redis.call('ZADD', KEYS[4], s, m) -- strings, not numbers: redis.call would format those
-  if new then
-    redis.call('HSET', skey(base, m), m, ARGV[3])
-  else
-    redis.call('ZADD', KEYS[5], ARGV[3], m)
-  end
+  if not new then redis.call('ZADD', KEYS[5], ARGV[3], m) end
   rank, waiting = waiting, waiting + 1
-  raw = record('W', waiting, '||') -- entry position, for the progress bar
+  raw = keep('W', string.format('%d', waiting), '||') -- entry position, for the progress bar
+  log_changes(KEYS[4], KEYS[8], KEYS[12], s, '', waiting) -- positions
 end
-keep(raw)
-if not admit then log_changes(KEYS[4], KEYS[8], KEYS[12], {s}, {}) end -- positions
 return {id, raw, rank, waiting, rate}

@@ -11,11 +11,8 @@ if not owns(rec, ARGV[2], ARGV[4]) then return 0 end
 local score = redis.call('ZSCORE', KEYS[2], m) -- positions
 if score then log_changes(KEYS[2], KEYS[7], KEYS[8], {}, {score}) end
 redis.call('ZREM', KEYS[2], m)
-if rec.v == 2 then
-  redis.call('HDEL', skey(KEYS[9], m), m)
-else
-  redis.call('ZREM', KEYS[3], m)
-end
+if isseq(m) then redis.call('HDEL', skey(KEYS[9], m), m) end -- a sign of life (alive.lua keeps any waiter's)
+if rec.v ~= 2 then redis.call('ZREM', KEYS[3], m) end
 redis.call('ZREM', KEYS[4], m)
 redis.call('ZREM', KEYS[6], ARGV[1])
 if rec.st == 'waiting' or rec.st == 'scheduled' or rec.st == 'admitted' then

@@ -6,12 +6,15 @@
 -- tail kept in the record (the id finds the record, the tail proves the id).
 -- Bucketed keys (built here from the room's key base, KEYS "base": they
 -- carry the room's hash tag, so they are in the slot of the declared keys):
---   <base>t:<seq div 128>  HASH seq -> record
---   <base>s:<seq div 128>  HASH seq -> last sign of life (ms), waiting tickets only
+--   <base>t:<seq div 32>   HASH seq -> record
+--   <base>s:<seq div 32>   HASH seq -> last sign of life (ms) of a waiting ticket;
+--                          none yet: its entry time (the record's)
 --   <base>v:<n>            HASH visitors field (8 bytes, vfield) -> seq; n by linear
 --                          hashing over stats.vb buckets (vgrow)
 -- Up to 128 entries of at most 64 B, Redis keeps each as a listpack: a few
--- bytes of overhead per entry instead of a hash table's ~50.
+-- bytes of overhead per entry instead of a hash table's ~50. A listpack is
+-- scanned on every access: 32 seqs a bucket (and ~12 visitors) keep that
+-- short, for ~100 B of key per bucket.
 -- A record (uppercase state letter):
 --   <S><entered: 8 base-36 digits, ms><entry position>|<admitted - entered>|
 --   <orderable - admitted>|<expires - orderable>|<reason letter>|<tail: 10 bytes><identity>
@@ -47,8 +50,8 @@ local function b36(n)
   return s
 end
 
-local function bucket(m) return string.format('%d', math.floor(tonumber(m) / 128)) end
-local function isseq(m) return #m <= 15 and string.match(m, '^%d+$') ~= nil end
+local function bucket(m) return string.format('%d', math.floor(tonumber(m) / 32)) end
+local function isseq(m) return #m <= 15 and string.find(m, '^%d+$') ~= nil end
 local function tkey(base, m) return base .. 't:' .. bucket(m) end
 local function skey(base, m) return base .. 's:' .. bucket(m) end
 
@@ -179,44 +182,50 @@ local function find(base, tickets, id)
   return nil
 end
 
+-- vhash is a visitors field's hash for its bucket: its last three bytes,
+-- mixed (the middle bits of a product), so fields that differ in a few bits
+-- of a byte spread too.
+local function vhash(f)
+  local b1, b2, b3 = string.byte(f, -3, -1)
+  return math.floor(((b1 * 256 + b2) * 256 + b3) * 40503 / 4096) % 16777216
+end
+
 -- vkey is the visitors bucket of field f among n buckets (linear hashing:
--- the field's first 24 bits modulo the next power of two, folded back while
--- that bucket has not been split off yet).
+-- the hash modulo the next power of two, folded back while that bucket has
+-- not been split off yet).
 local function vkey(base, f, n)
-  local b1, b2, b3 = string.byte(f, 1, 3)
-  local x = (b1 * 256 + b2) * 256 + b3
+  local x = vhash(f)
   local lvl = 1
   while lvl * 2 <= n do lvl = lvl * 2 end
   local b = x % (lvl * 2)
   if b >= n then b = x % lvl end
-  return base .. 'v:' .. b
+  return base .. 'v:' .. string.format('%d', b)
 end
 
--- vgrow counts an entry added to the visitors buckets and splits one bucket
--- when they hold more than 40 entries on average, so a bucket stays a
--- listpack (≤ 128 entries: the buckets not yet split in a round hold twice
--- the average). The bucket count (stats vb) only grows; empty buckets are
--- no keys.
-local function vgrow(base, stats, n)
-  local count = redis.call('HINCRBY', stats, 'vn', 1)
-  if count <= 40 * n then return end
+-- vgrow splits one visitors bucket while the room keeps more than 12
+-- tickets per bucket (live: tickets entered and not yet purged, stats seq
+-- minus stats purged: at least the visitors entries), so a bucket stays a
+-- short listpack: ≤ 128 entries by far (the buckets not yet split in a
+-- round hold twice the average), and a lookup scans a few dozen bytes. The
+-- bucket count (stats vb) only grows; an empty bucket is no key.
+local function vgrow(base, stats, n, live)
+  if live <= 12 * n then return end
   local lvl = 1
   while lvl * 2 <= n do lvl = lvl * 2 end
-  local src = base .. 'v:' .. (n - lvl)
+  local src = base .. 'v:' .. string.format('%d', n - lvl)
   local all = redis.call('HGETALL', src)
   local moved, gone = {}, {}
   for i = 1, #all, 2 do
-    local b1, b2, b3 = string.byte(all[i], 1, 3)
-    if ((b1 * 256 + b2) * 256 + b3) % (2 * lvl) == n then
+    if vhash(all[i]) % (2 * lvl) == n then
       moved[#moved + 1], moved[#moved + 2] = all[i], all[i + 1]
       gone[#gone + 1] = all[i]
     end
   end
   if #gone > 0 then
-    redis.call('HSET', base .. 'v:' .. n, unpack(moved))
+    redis.call('HSET', base .. 'v:' .. string.format('%d', n), unpack(moved))
     redis.call('HDEL', src, unpack(gone))
   end
-  redis.call('HSET', stats, 'vb', n + 1)
+  redis.call('HSET', stats, 'vb', string.format('%d', n + 1))
 end
 
 -- vdrop removes a purged ticket's visitors entry (packed identity, member m)
@@ -227,25 +236,26 @@ local function vdrop(base, stats, packed, m)
   local k = vkey(base, f, n)
   if redis.call('HGET', k, f) == m then
     redis.call('HDEL', k, f)
-    redis.call('HINCRBY', stats, 'vn', -1)
   end
 end
 
 -- log_changes appends one entry to the room's change log for this call's
--- changes to q (scores added, removed), read by the servers that keep
+-- changes to q (scores added, removed: tables, or strings already joined), read by the servers that keep
 -- positions themselves (queue.Changes). n counts the entries so a reader sees
--- a gap. It keeps about as many as wait, within [500, 100000] entries
+-- a gap; waiting is q's size when the caller knows it. It keeps about as many as wait, within [500, 100000] entries
 -- (queue.LogKeepMin, LogKeep): a reader further behind reads a snapshot,
 -- which costs no more than replaying. Scores are joined in pieces: one concat
 -- of 10,000 overflows miniredis's Lua.
-local function log_changes(q, stats, log, added, removed)
+local function log_changes(q, stats, log, added, removed, waiting)
   if #added == 0 and #removed == 0 then return end
   local function join(t)
+    if type(t) == 'string' then return t end
     local parts = {}
     for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
     return table.concat(parts, ',')
   end
-  local keep = math.min(100000, math.max(500, redis.call('ZCARD', q)))
+  local keep = math.min(100000, math.max(500, waiting or redis.call('ZCARD', q)))
   local n = redis.call('HINCRBY', stats, 'logn', 1)
-  redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', join(added), 'd', join(removed))
+  redis.call('XADD', log, 'MAXLEN', '~', string.format('%d', keep), '*', 'n', string.format('%d', n),
+    'a', join(added), 'd', join(removed))
 end

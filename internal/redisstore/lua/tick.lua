@@ -4,10 +4,12 @@
 -- kind of removal is bounded per tick, so a tick stays short however many
 -- ghosts piled up; the rest go in the next ticks.
 -- Abandonment: the head is checked exactly as it is admitted; the rest of
--- the line is swept from a cursor (stats sw, a rank in q), at most ARGV[8]
--- waiters a tick, round-robin: a line that short is swept whole each tick,
--- a longer one drops a silent waiter within one sweep of the line (length /
--- ARGV[8] ticks) after abandon_after_s, never before.
+-- the line is swept from a cursor (stats sw, a rank in q), round-robin, at
+-- most 128 waiters kept (queue.SweepKeep) and ARGV[8] dropped a tick: a
+-- line that short is swept whole each tick, a longer one drops a silent
+-- waiter within one sweep of the line (length / 128 ticks) after
+-- abandon_after_s, never before. The sweep starts over
+-- at the first waiter who entered too recently to be silent that long.
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
@@ -43,27 +45,51 @@ local function mark(m, fields)
   return rec
 end
 
--- seen_of is the last sign of life of each member (nil: none kept): the
--- s: buckets, one HMGET per bucket, then the seen set from before.
-local function seen_of(members)
-  local out, groups, order, missing = {}, {}, {}, {}
-  for i, m in ipairs(members) do
-    if isseq(m) then
-      local k = skey(base, m)
-      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
-      local g = groups[k]
-      g[#g + 1] = i
-    else
-      missing[#missing + 1] = i
-    end
+-- fetch reads field m of key keyof(base, m) for the members at idx, one
+-- HMGET per key; returns the values by index (nil: none).
+local function fetch(keyof, members, idx)
+  local out, groups, order, keys = {}, {}, {}, {}
+  for _, i in ipairs(idx) do
+    local b = math.floor(tonumber(members[i]) / 32)
+    local k = keys[b]
+    if not k then k = keyof(base, members[i]); keys[b] = k end
+    if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+    local g = groups[k]
+    g[#g + 1] = i
   end
   for _, k in ipairs(order) do
     local g, fields = groups[k], {}
     for j, i in ipairs(g) do fields[j] = members[i] end
     local vals = redis.call('HMGET', k, unpack(fields))
     for j, i in ipairs(g) do
-      if vals[j] then out[i] = tonumber(vals[j]) else missing[#missing + 1] = i end
+      if vals[j] then out[i] = vals[j] end
     end
+  end
+  return out
+end
+
+-- entered is a bucket ticket's entry time, read from its record (the
+-- record's fixed place, no decode), or nil.
+local function entered(m)
+  if not isseq(m) then return nil end
+  local raw = redis.call('HGET', tkey(base, m), m)
+  if not raw then return nil end
+  local b = string.byte(raw, 1)
+  if b < 65 or b > 90 then return nil end
+  return tonumber(string.sub(raw, 2, 9), 36)
+end
+
+-- seen_of is the last sign of life each member showed (nil: none kept):
+-- the s: buckets, then the seen set from before. A ticket of the buckets
+-- without one was last seen when it entered (entered).
+local function seen_of(members)
+  local out, ours, missing = {}, {}, {}
+  for i, m in ipairs(members) do
+    if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
+  end
+  local got = fetch(skey, members, ours)
+  for _, i in ipairs(ours) do
+    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i end
   end
   if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
     local ms = {}
@@ -119,6 +145,7 @@ if #purge > 0 then
     end
   end
   redis.call('ZREM', KEYS[8], unpack(purge))
+  redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
 
 local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
@@ -134,20 +161,38 @@ local total = redis.call('ZCARD', KEYS[1])
 if total > 0 then
   local cursor = tonumber(redis.call('HGET', KEYS[6], 'sw')) or 0
   if cursor >= total then cursor = 0 end
-  local batch = redis.call('ZRANGE', KEYS[1], cursor, cursor + maxscan - 1)
-  local seen = seen_of(batch)
   local was = {}
   for _, m in ipairs(gone) do was[m] = true end
-  local examined, dropped = 0, 0
-  for i, m in ipairs(batch) do
-    if #gone >= maxscan then break end
-    examined = i
-    if seen[i] and seen[i] < abandon_before and not was[m] then
-      gone[#gone + 1] = m
-      dropped = dropped + 1
+  -- q is in seq order past the drawn places, and seqs in order of entry: a
+  -- waiter without a sign of life who entered after abandon_before means
+  -- nobody behind it can be silent that long; the sweep starts over. Read
+  -- in chunks, so a young line costs one chunk.
+  -- At most 128 kept (queue.SweepKeep) and maxscan dropped a tick.
+  local examined, dropped, young, at_rank = 0, 0, false, cursor
+  while examined - dropped < 128 and #gone < maxscan and not young do
+    local batch = redis.call('ZRANGE', KEYS[1], at_rank, at_rank + 63)
+    if #batch == 0 then break end
+    local seen = seen_of(batch)
+    for i, m in ipairs(batch) do
+      if #gone >= maxscan or examined - dropped >= 128 then break end
+      examined = examined + 1
+      local at = seen[i]
+      if not at then
+        at = entered(m)
+        if at and at >= abandon_before then young = true break end
+      end
+      if at and at < abandon_before and not was[m] then
+        gone[#gone + 1] = m
+        dropped = dropped + 1
+      end
     end
+    at_rank = at_rank + #batch
   end
-  redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
+  if young then
+    redis.call('HSET', KEYS[6], 'sw', 0)
+  else
+    redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
+  end
 end
 if #gone > 0 then
   for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
@@ -206,7 +251,7 @@ if not paused then
     local seen = seen_of(members)
     unseen(members)
     for i, m in ipairs(members) do
-      local seen_at = seen[i]
+      local seen_at = seen[i] or entered(m)
       if seen_at and seen_at < abandon_before then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
