@@ -95,3 +95,48 @@ func TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers(t *testing.T) {
 		t.Fatalf("fast after the drop: %s", got)
 	}
 }
+
+// TestWriterOfAKickedClientExits: a connection that ended with a message
+// still queued (the peer left right after an update was queued) or a
+// keep-alive asked for must not keep a writer goroutine: before the fix,
+// drain found the queue non-empty after each flush that refused to write,
+// and spun on a core for as long as the process ran.
+func TestWriterOfAKickedClientExits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		queued bool
+		ping   bool
+	}{{"message queued", true, false}, {"keep-alive due", false, true}, {"both", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHub(idleFetcher{}, Options{})
+			tr := newBlockingTransport()
+			c := newClient(tr, "r", "t", 4)
+			c.kick(websocket.StatusNormalClosure, "", nil)
+			if tc.queued {
+				c.queue <- []byte("left over")
+			}
+			if tc.ping {
+				c.pingDue.Store(true)
+			}
+			done := make(chan struct{})
+			c.writing.Store(true) // as wake does before starting drain
+			go func() {
+				defer close(done)
+				c.drain(h)
+			}()
+			select {
+			case <-done:
+			case <-time.After(wait):
+				t.Fatal("the writer of a kicked client did not exit")
+			}
+			select {
+			case msg := <-tr.writing:
+				t.Errorf("a kicked client wrote %q", msg)
+			default:
+			}
+			if c.writing.Load() {
+				t.Error("writing still set after the writer exited")
+			}
+		})
+	}
+}
