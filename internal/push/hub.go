@@ -137,6 +137,9 @@ type ticket struct {
 	interval time.Duration
 	next     time.Time // due for a fetch from then on; zero until the first fetch
 	force    bool      // Notify could not queue: fetch and push at the next tick
+	// pingAt is the earliest keep-alive due among clients (zero: none yet),
+	// so a tick looks at a ticket's connections only when one is due.
+	pingAt time.Time
 }
 
 // NewHub returns a hub; start its loop with Run.
@@ -175,6 +178,9 @@ func (h *Hub) register(c *client, first []byte) bool {
 	t.clients[c] = struct{}{}
 	now := h.clock.Now()
 	c.pingAt = now.Add(h.o.PingInterval)
+	if t.pingAt.IsZero() || c.pingAt.Before(t.pingAt) {
+		t.pingAt = c.pingAt
+	}
 	if len(first) > 0 {
 		c.queue <- first // fresh queue, capacity >= 1
 		c.lastSent = first
