@@ -42,3 +42,40 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 		t.Fatalf("after a store read of 3, got %d, want 2", got.Position)
 	}
 }
+
+// TestAFirstReadOvertakenByAnAdmissionIsNotKept: a connection's first
+// message was read, then an admission of that ticket was heard before the
+// read was kept: the ticket is not served from the view (it may be
+// admitted), nor is a read overtaken by a change of its room.
+func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
+	lp := newLocalPositions(&staleView{pos: 4}, nil, slog.Default())
+	now := time.Now()
+	waiting := queue.Ticket{ID: "t1", State: queue.StateWaiting, Position: 4, Score: 7}
+
+	gen := lp.gen.Load() // before the read
+	lp.forget("r", []string{"t1"})
+	if lp.remembered("r", waiting, gen, now) {
+		t.Fatal("a read older than the admission of its ticket was kept")
+	}
+	if _, ok := lp.local("r", "t1", now); ok {
+		t.Fatal("an admitted ticket was answered from the view")
+	}
+
+	other := queue.Ticket{ID: "t2", State: queue.StateWaiting, Position: 5, Score: 8}
+	gen = lp.gen.Load()
+	lp.forgetRoom("r")
+	if lp.remembered("r", other, gen, now) {
+		t.Fatal("a read older than its room's change was kept")
+	}
+
+	gen = lp.gen.Load()
+	if !lp.remembered("r", other, gen, now) {
+		t.Fatal("a read after every change was not kept")
+	}
+	if got, ok := lp.local("r", "t2", now); !ok || got.Position != 4 {
+		t.Fatalf("kept ticket from the view: %d (ok %v), want 4", got.Position, ok)
+	}
+	if lp.remembered("r", queue.Ticket{ID: "t3", State: queue.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
+		t.Fatal("an admitted ticket was kept for the view")
+	}
+}

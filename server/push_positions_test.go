@@ -139,3 +139,84 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 		t.Fatalf("waiting %d, abandoned %d: want the open one waiting, the closed one abandoned", st.Waiting, st.AbandonedTotal)
 	}
 }
+
+// statusReads counts the status script's runs (one ticket read), alone or
+// in StatusMany's pipeline: an EVAL or EVALSHA whose keys begin with the
+// room's tickets, line and seen keys. (An EVALSHA refused with NOSCRIPT,
+// followed by the EVAL of the same read, counts twice: load the script first.)
+type statusReads struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (w *statusReads) count(cmds ...redis.Cmder) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range cmds {
+		a := c.Args()
+		name := strings.ToLower(fmt.Sprint(a[0]))
+		if (name == "evalsha" || name == "eval") && len(a) > 5 &&
+			strings.HasSuffix(fmt.Sprint(a[3]), ":tickets") && strings.HasSuffix(fmt.Sprint(a[4]), ":q") &&
+			strings.HasSuffix(fmt.Sprint(a[5]), ":seen") {
+			w.n++
+		}
+	}
+}
+
+func (w *statusReads) get() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+func (w *statusReads) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (w *statusReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		err := next(ctx, c)
+		w.count(c)
+		return err
+	}
+}
+func (w *statusReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		w.count(cmds...)
+		return err
+	}
+}
+
+// TestAConnectionsFirstReadIsNotRepeated: opening a WebSocket reads the
+// waiter's ticket once, for the first message; the hub's first update of
+// it comes at its tier slot from the server's view of the line, not from a
+// second read right after the first (two reads per connection doubled the
+// store's work for every waiter that connects or reconnects).
+func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
+	w := &statusReads{}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(w)
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	go func() { _ = e.srv.Run(ctx) }()
+	e.putRoom("sale", `{"paused": true, "tiers": [{"max_position": null, "interval_ms": 500}]}`)
+
+	b := e.browser()
+	id := e.do(b, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	e.do(b, "GET", "/api/rooms/sale/tickets/"+id, "") // loads the status script
+	before := w.get()
+	fetches := e.srv.PushStats().Fetches
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
+		&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if m := readTicket(t, ctx, ws); m["position"] != 1.0 {
+		t.Fatalf("first message: %v", m)
+	}
+	// Three of the hub's fetches of the ticket (every 500 ms), then count.
+	await(t, "three updates of the open socket", func() bool { return e.srv.PushStats().Fetches >= fetches+3 })
+	if got := w.get() - before; got != 1 {
+		t.Fatalf("%d status reads for one connection and three updates, want 1 (the first message's)", got)
+	}
+}

@@ -83,6 +83,7 @@ var cases = []struct {
 	{"LogEntriesAreOnePerOperation", testLogEntriesAreOnePerOperation},
 	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
 	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
+	{"StatusGivesTheWaitersScore", testStatusGivesTheWaitersScore},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -18,7 +18,9 @@ func TestSlowClientIsDroppedWithoutBlockingOthers(t *testing.T) {
 
 	slow := newBlockingTransport()
 	served := make(chan error, 1)
-	go func() { served <- e.hub.serve(context.Background(), slow, "r", "slow", []byte(firstPayload("slow"))) }()
+	go func() {
+		served <- e.hub.serve(context.Background(), slow, "r", "slow", First{Payload: []byte(firstPayload("slow"))})
+	}()
 	select {
 	case <-slow.writing: // the writer is now stuck on the first message
 	case <-time.After(wait):

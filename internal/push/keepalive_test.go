@@ -33,7 +33,7 @@ func TestKeepAliveFollowsEachConnectionsOwnSchedule(t *testing.T) {
 	b := newClient(&pingTransport{name: "b", pings: pings}, "r", "T", 4)
 	t0 := clock.Now()
 	sec := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
-	if !h.register(a, nil) {
+	if !h.register(a, First{}) {
 		t.Fatal("register a")
 	}
 	t.Cleanup(func() { h.unregister(a) })
@@ -68,7 +68,7 @@ func TestKeepAliveFollowsEachConnectionsOwnSchedule(t *testing.T) {
 	}
 	step(1, "", 5, 0)
 	step(3, "", 5, 0)
-	if !h.register(b, nil) {
+	if !h.register(b, First{}) {
 		t.Fatal("register b")
 	}
 	t.Cleanup(func() { h.unregister(b) })
