@@ -310,6 +310,65 @@ func testLogGapAfterTheRoomIsDeleted(t *testing.T, target Open) {
 	}
 }
 
+// testAbandonSweepReachesALongLine: in a line longer than one tick's sweep
+// (queue.MaxScan), the silent waiters anywhere in it are dropped within a
+// sweep of the line (a few ticks), never before abandon_after_s, and a
+// waiter with a sign of life (Alive) never.
+func testAbandonSweepReachesALongLine(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "long", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = true })
+	ctx := context.Background()
+	const n = 2*queue.MaxScan + 200
+	var open []string
+	silent := map[string]bool{}
+	for i := range n {
+		tk := f.enter(t, "long", fmt.Sprintf("v:%d", i))
+		if i%3 == 0 {
+			open = append(open, tk.ID)
+		} else {
+			silent[tk.ID] = true
+		}
+	}
+	f.clock.Advance(20 * time.Second)
+	if err := f.store.Alive(ctx, "long", open, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	// 29 s of silence: a full sweep of the line drops nobody.
+	f.clock.Advance(9 * time.Second)
+	for range 4 {
+		if r := f.tick(t, "long"); r.Abandoned != 0 {
+			t.Fatalf("%d dropped before abandon_after_s", r.Abandoned)
+		}
+	}
+	// 31 s: the silent go within a sweep of the line (n / MaxScan ticks,
+	// rounded up, plus one for the cursor's start), at most MaxScan a tick.
+	f.clock.Advance(2 * time.Second)
+	var dropped int64
+	for range n/queue.MaxScan + 2 {
+		r := f.tick(t, "long")
+		if r.Abandoned > queue.MaxScan {
+			t.Fatalf("one tick dropped %d", r.Abandoned)
+		}
+		dropped += r.Abandoned
+	}
+	if dropped != int64(len(silent)) {
+		t.Fatalf("dropped %d of %d silent waiters", dropped, len(silent))
+	}
+	st, _ := f.store.Stats(ctx, "long", f.clock.Now())
+	if st.Waiting != int64(len(open)) {
+		t.Fatalf("%d waiting, want the %d with a sign of life", st.Waiting, len(open))
+	}
+	many, err := f.store.StatusMany(ctx, "long", nil, open, f.clock.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tk := range many {
+		if tk.State != queue.StateWaiting {
+			t.Fatalf("a waiter with a sign of life: %s (%s)", tk.State, tk.Reason)
+		}
+	}
+}
+
 // testAliveKeepsOpenWaitersFromAbandon: Alive is a sign of life for many
 // waiters in one call; it never brings back a ticket that left the line.
 func testAliveKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {

@@ -84,6 +84,7 @@ var cases = []struct {
 	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
 	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
 	{"StatusGivesTheWaitersScore", testStatusGivesTheWaitersScore},
+	{"AbandonSweepReachesALongLine", testAbandonSweepReachesALongLine},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -46,6 +46,7 @@ type room struct {
 	pre      []waiter // the pre-queue of a scheduled opening, by seq
 	draw     *queue.DrawRecord
 	seen     map[string]int64 // waiting ticket -> last sign of life (ms)
+	sweepAt  int              // the abandon sweep's cursor: a rank in q (tick.go)
 	active   map[string]int64 // admitted ticket -> expiry (ms)
 	ended    map[string]int64 // ended ticket -> end time (ms)
 	budget   struct{ start, used int64 }

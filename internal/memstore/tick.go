@@ -66,7 +66,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	r.finish(expired, "reclaimed", n)
 	r.stats["expired_total"] += int64(len(expired))
 
-	gone := oldest(r.seen, abandonBefore, false, queue.MaxScan)
+	gone := r.sweepSilent(abandonBefore)
 	for _, id := range gone {
 		delete(r.seen, id)
 		r.unqueue(id)
@@ -145,6 +145,31 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		s.publish(event{room: room, ids: append([]string(nil), res.Admitted...)})
 	}
 	return res, nil
+}
+
+// sweepSilent is tick.lua's sweep for the silent: from a cursor (a rank in
+// the line), at most MaxScan waiters a tick, round-robin; those last seen
+// before abandonBefore go, at most MaxScan of them. A line of MaxScan or
+// fewer is swept whole each tick; in a longer one a silent waiter goes
+// within one sweep of the line after abandon_after_s, never before. The
+// head is checked exactly as it is admitted.
+func (r *room) sweepSilent(abandonBefore int64) []string {
+	if r.sweepAt >= len(r.q) {
+		r.sweepAt = 0
+	}
+	var gone []string
+	examined := 0
+	for _, w := range r.q[r.sweepAt:min(r.sweepAt+queue.MaxScan, len(r.q))] {
+		if len(gone) >= queue.MaxScan {
+			break
+		}
+		examined++
+		if seen, ok := r.seen[w.id]; ok && seen < abandonBefore {
+			gone = append(gone, w.id)
+		}
+	}
+	r.sweepAt += examined - len(gone)
+	return gone
 }
 
 // sweep drops marks whose time has passed (spent proofs, client buckets and

@@ -170,36 +170,42 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 		t.Fatalf("status of a purged ticket: %v, want ErrTicketNotFound", err)
 	}
 	after, keys := roomMemory(t, rdb, prefix, room)
-	vis, err := rdb.HLen(ctx, prefix+"{"+room+"}:visitors").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tickets, err := rdb.HLen(ctx, prefix+"{"+room+"}:tickets").Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("room keys: %d B before, %d B with 10,000 more tickets, %d B after they ended and were purged (%s)",
-		before, full, after, strings.Join(keys, " "))
-	if vis != int64(len(live)) || tickets != int64(len(live)) {
-		t.Fatalf("visitors %d, tickets %d left; want %d each (the live waiters)", vis, tickets, len(live))
-	}
-	// Near the size before: a hash that grew keeps a few hundred bytes of
-	// table; 10,000 tickets were about 2 MB.
-	// Near the size before. What stays is bucket tables: Redis shrinks a
-	// hash or sorted set's table step by step as it is changed, so one that
-	// just lost thousands of entries may still hold its old table, 8 B per
-	// slot (10,000 tickets: 16 KiB; 4,000 waiters: 32 KiB), never the entries.
+	// Records and visitors entries, in the buckets (t:, v:) and the keys of
+	// the releases before (tickets, visitors).
+	entries := map[string]int64{}
 	perKey := map[string]int64{}
+	base := prefix + "{" + room + "}:"
 	for _, k := range keys {
+		name := strings.TrimPrefix(k, base)
+		if i := strings.IndexByte(name, ':'); i >= 0 {
+			name = name[:i] // a bucket counts with its kind
+		}
 		n, err := rdb.MemoryUsage(ctx, k, 0).Result()
 		if err != nil {
 			t.Fatal(err)
 		}
-		perKey[k[strings.LastIndex(k, ":")+1:]] = n
+		perKey[name] += n
+		if name == "t" || name == "tickets" || name == "v" || name == "visitors" {
+			l, err := rdb.HLen(ctx, k).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			entries[name[:1]] += l
+		}
 	}
-	t.Logf("per key after: %v", perKey)
-	if perKey["tickets"]+perKey["visitors"] > 48<<10 {
-		t.Fatalf("tickets and visitors hold %d B after the purge", perKey["tickets"]+perKey["visitors"])
+	t.Logf("room keys: %d B before, %d B with 10,000 more tickets, %d B after they ended and were purged (%d keys)",
+		before, full, after, len(keys))
+	t.Logf("per kind of key after: %v", perKey)
+	if entries["v"] != int64(len(live)) || entries["t"] != int64(len(live)) {
+		t.Fatalf("visitors %d, tickets %d left; want %d each (the live waiters)", entries["v"], entries["t"], len(live))
+	}
+	if s, err := rdb.HLen(ctx, base+"s:0").Result(); err != nil || s != int64(len(live)) {
+		t.Fatalf("signs of life left: %d (%v), want %d (the live waiters)", s, err, len(live))
+	}
+	// What stays of the buckets is the live waiters' entries and an empty
+	// key's worth per bucket that holds one: a few KiB, never the tickets.
+	if perKey["t"]+perKey["v"]+perKey["s"] > 48<<10 {
+		t.Fatalf("record, visitors and sign-of-life buckets hold %d B after the purge", perKey["t"]+perKey["v"]+perKey["s"])
 	}
 	if _, ok := perKey["ended"]; ok {
 		t.Fatalf("the ended set is still there: %d B", perKey["ended"])
@@ -323,4 +329,119 @@ func redisCPU(t testing.TB, rdb *redis.Client) time.Duration {
 		}
 	}
 	return time.Duration(sum * float64(time.Second))
+}
+
+// TestDeleteRoomRemovesEveryKey: the buckets (t:, s:, v:) go with the room,
+// as its single keys do, however many of them the room grew.
+func TestDeleteRoomRemovesEveryKey(t *testing.T) {
+	needRealRedis(t)
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "gone"
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true })
+	waiting := f.stuff(t, room, "w", 700) // 6 record buckets, ~20 visitors buckets
+	if err := f.line.Leave(ctx, room, waiting[0].ID, waiting[0].Identity); err != nil {
+		t.Fatal(err)
+	}
+	f.room(t, room, nil)
+	f.clock.Advance(time.Second)
+	if r := f.tick(t, room); len(r.Admitted) == 0 {
+		t.Fatal("nothing admitted")
+	}
+	keys, err := rdb.Keys(ctx, prefix+"{"+room+"}:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]int{}
+	for _, k := range keys {
+		name := strings.TrimPrefix(k, prefix+"{"+room+"}:")
+		if i := strings.IndexByte(name, ':'); i >= 0 {
+			kinds[name[:i]]++
+		}
+	}
+	if kinds["t"] < 6 || kinds["s"] < 5 || kinds["v"] < 10 {
+		t.Fatalf("buckets before the delete: %v, want t ≥ 6, s ≥ 5, v ≥ 10", kinds)
+	}
+	if err := f.store.DeleteRoom(ctx, room); err != nil {
+		t.Fatal(err)
+	}
+	left, err := rdb.Keys(ctx, prefix+"{"+room+"}:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 0 {
+		t.Fatalf("%d keys of %d left after DeleteRoom: %v", len(left), len(keys), left)
+	}
+}
+
+// TestBucketsStayListpacks: with cookie visitors, every record, sign-of-life
+// and visitors bucket stays within Redis's listpack limits (≤ 128 entries,
+// values ≤ 64 B), in every state a record takes, at the longest session and
+// jitter the settings allow: the layout's bytes per waiter depend on it.
+func TestBucketsStayListpacks(t *testing.T) {
+	needRealRedis(t)
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, func(max time.Duration) time.Duration { return max - time.Millisecond })
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "packed"
+	longest := func(s *queue.Settings) {
+		s.SessionTTLS, s.JitterMS, s.Capacity, s.BatchSize, s.AbandonAfterS = 86_400, 600_000, 100_000, 10_000, 7200
+	}
+	f.room(t, room, func(s *queue.Settings) { longest(s); s.Activation = queue.ActivationOff })
+	var tickets []queue.Ticket
+	for i := range 3000 {
+		if i == 1000 {
+			f.room(t, room, func(s *queue.Settings) { longest(s); s.Paused = true })
+		}
+		tickets = append(tickets, f.enter(t, room, queue.VisitorIdentity(fmt.Sprintf("c%d", i))))
+	}
+	f.clock.Advance(time.Hour) // an hour's wait in the admitted records
+	f.room(t, room, longest)
+	if r := f.tick(t, room); len(r.Admitted) != 2000 {
+		t.Fatalf("admitted %d, want the 2000 waiting", len(r.Admitted))
+	}
+	for _, tk := range tickets[:300] {
+		if err := f.line.Leave(ctx, room, tk.ID, tk.Identity); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tk := range tickets[2000:2300] {
+		if err := f.store.Complete(ctx, room, tk.ID, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.room(t, room, func(s *queue.Settings) { longest(s); s.Paused = true })
+	for i := range 2000 { // and waiters behind them, at entry positions of four digits
+		f.enter(t, room, queue.VisitorIdentity(fmt.Sprintf("w%d", i)))
+	}
+	keys, err := rdb.Keys(ctx, prefix+"{"+room+"}:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := 0
+	for _, k := range keys {
+		name := strings.TrimPrefix(k, prefix+"{"+room+"}:")
+		if !strings.HasPrefix(name, "t:") && !strings.HasPrefix(name, "s:") && !strings.HasPrefix(name, "v:") {
+			continue
+		}
+		buckets++
+		enc, err := rdb.ObjectEncoding(ctx, k).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if enc != "listpack" {
+			vals, _ := rdb.HVals(ctx, k).Result()
+			longestVal := 0
+			for _, v := range vals {
+				longestVal = max(longestVal, len(v))
+			}
+			t.Fatalf("%s is a %s: %d entries, longest value %d B", name, enc, len(vals), longestVal)
+		}
+	}
+	if buckets < 80 {
+		t.Fatalf("%d buckets, want ≥ 80 (40 t:, 20 s:, 100 v:)", buckets)
+	}
 }

@@ -88,21 +88,31 @@ func (s *Store) Alive(ctx context.Context, room string, ids []string, now time.T
 		return nil
 	}
 	k := keysFor(s.prefix, room)
-	at := float64(ms(now))
-	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i := 0; i < len(ids); i += aliveChunk {
-			part := ids[i:min(i+aliveChunk, len(ids))]
-			zs := make([]redis.Z, 0, len(part))
-			for _, id := range part {
-				for _, m := range membersOf(id) {
-					zs = append(zs, redis.Z{Score: at, Member: m})
+	keys := []string{k.seen, k.base}
+	run := func() error {
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			for i := 0; i < len(ids); i += aliveChunk {
+				part := ids[i:min(i+aliveChunk, len(ids))]
+				args := make([]any, 0, 1+2*len(part))
+				args = append(args, ms(now))
+				for _, id := range part {
+					for _, m := range membersOf(id) {
+						args = append(args, m)
+					}
 				}
+				// Only waiters still in the line (lua/alive.lua).
+				aliveScript.EvalSha(ctx, p, keys, args...)
 			}
-			// XX: only waiters still in the line; an admitted or gone ticket stays out.
-			p.ZAddXX(ctx, k.seen, zs...)
+			return nil
+		})
+		return err
+	}
+	err := run()
+	if isNoScript(err) {
+		if err = aliveScript.Load(ctx, s.rdb).Err(); err == nil {
+			err = run()
 		}
-		return nil
-	})
+	}
 	if err != nil {
 		return fail("alive", err)
 	}

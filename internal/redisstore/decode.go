@@ -35,6 +35,9 @@ func parseRecord(s string) (record, error) {
 		err := json.Unmarshal([]byte(s), &rec)
 		return rec, err
 	}
+	if len(s) > 0 && s[0] >= 'A' && s[0] <= 'Z' {
+		return parseBucketRecord(s)
+	}
 	// <state><tail>|<seq>|<entered>|<pos>|<admitted>|<orderable>|<expires>|<reason>|<identity>
 	f := strings.SplitN(s, "|", 9)
 	if len(f) != 9 || len(f[0]) == 0 || states[f[0][0]] == "" {
@@ -57,6 +60,51 @@ func parseRecord(s string) (record, error) {
 	return rec, nil
 }
 
+// bucketStates are this release's record states (lua/record.lua).
+var bucketStates = map[byte]string{'W': "waiting", 'A': "admitted", 'S': "scheduled", 'E': "expired"}
+
+var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed"}
+
+// parseBucketRecord reads this release's record:
+// <S><entered: 8 base-36>< entry position>|<admitted-entered>|<orderable-admitted>|<expires-orderable>|<reason>|<tail: 10 bytes><packed identity>
+func parseBucketRecord(s string) (record, error) {
+	var rec record
+	if len(s) < 9 || bucketStates[s[0]] == "" {
+		return rec, fmt.Errorf("not a record: %q", s)
+	}
+	e, err := strconv.ParseInt(s[1:9], 36, 64)
+	if err != nil {
+		return rec, fmt.Errorf("record entered: %w", err)
+	}
+	f := strings.SplitN(s[9:], "|", 6)
+	if len(f) != 6 || len(f[5]) < 10 {
+		return rec, fmt.Errorf("not a record: %q", s)
+	}
+	rec.State, rec.Entered, rec.Identity = bucketStates[s[0]], float64(e), unpackIdentity(f[5][10:])
+	if f[0] != "" {
+		p, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return rec, fmt.Errorf("record position: %w", err)
+		}
+		rec.EntryPos = float64(p)
+	}
+	if f[4] != "" {
+		rec.Reason = reasons[f[4]]
+	}
+	if f[1] != "" {
+		var d [3]int64
+		for i := range d {
+			if d[i], err = strconv.ParseInt(f[1+i], 36, 64); err != nil {
+				return rec, fmt.Errorf("record time %d: %w", i, err)
+			}
+		}
+		rec.Admitted = float64(e + d[0])
+		rec.Orderable = rec.Admitted + float64(d[1])
+		rec.Expires = rec.Orderable + float64(d[2])
+	}
+	return rec, nil
+}
+
 func decodeStatus(room, id string, res []any, now time.Time) (queue.Ticket, error) {
 	if len(res) != 4 && len(res) != 5 { // status.lua adds a waiting ticket's score
 		return queue.Ticket{}, fmt.Errorf("redisstore: status: unexpected reply %v", res)
@@ -73,6 +121,9 @@ func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) 
 	t := queue.Ticket{
 		Room: room, ID: id, Identity: rec.Identity, State: queue.State(rec.State), Reason: rec.Reason,
 		Seq: int64(rec.Seq), EntryPosition: int64(rec.EntryPos), Waiting: toInt(waiting), EnteredAt: time.UnixMilli(int64(rec.Entered)),
+	}
+	if t.Seq == 0 && len(id) == 32 { // this release's records: the seq is in the id
+		t.Seq, _ = strconv.ParseInt(id[:12], 10, 64)
 	}
 	if r, ok := rate.(string); ok {
 		t.Rate, _ = strconv.ParseFloat(r, 64)

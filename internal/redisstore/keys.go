@@ -1,7 +1,10 @@
 package redisstore
 
 import (
+	"crypto/sha1"
+	"encoding/hex"
 	"strconv"
+	"strings"
 
 	"github.com/waitroom/waitroom/internal/hexid"
 )
@@ -18,6 +21,28 @@ type roomKeys struct {
 	log string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
+	// base starts every key of the room; the scripts build the bucketed
+	// keys from it (lua/record.lua): t:<seq/128> records, s:<seq/128> signs
+	// of life, v:<n> visitors. settings..visitors, tickets and seen above
+	// hold the tickets of the releases before, until they end.
+	base string
+}
+
+// bucketSize is how many seqs share a t: and an s: bucket (lua/record.lua).
+const bucketSize = 128
+
+// buckets are the names of the room's bucketed keys that may exist: every
+// t: and s: bucket up to seq, every v: bucket below vb.
+func (k roomKeys) buckets(seq, vb int64) []string {
+	out := make([]string, 0, 2*(seq/bucketSize+1)+vb)
+	for b := int64(0); b <= seq/bucketSize; b++ {
+		n := strconv.FormatInt(b, 10)
+		out = append(out, k.base+"t:"+n, k.base+"s:"+n)
+	}
+	for b := int64(0); b < max(vb, 1); b++ {
+		out = append(out, k.base+"v:"+strconv.FormatInt(b, 10))
+	}
+	return out
 }
 
 // Keys of the deployment, beside the rooms'.
@@ -66,6 +91,7 @@ func keysFor(prefix, room string) roomKeys {
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
 		admitter:   b + "admitter",
+		base:       b,
 	}
 }
 
@@ -89,6 +115,70 @@ func newTail(id string) string {
 
 // tailLen is the random part of a ticket id; the rest is the seq.
 const tailLen = 20
+
+// tailBytes is a new ticket's tail as its record keeps it: 10 bytes
+// (lua/record.lua); "" for an id that is not ours.
+func tailBytes(tail string) string {
+	if len(tail) != tailLen {
+		return ""
+	}
+	b, err := hex.DecodeString(tail)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// packIdentity is identity as the records keep it (lua/record.lua pack): a
+// cookie visitor's ("v:" and 32 lower-case hex) as v and its 16 bytes, any
+// other as i and itself.
+func packIdentity(identity string) string {
+	if len(identity) == 34 && strings.HasPrefix(identity, "v:") && isLowerHex(identity[2:]) {
+		b, _ := hex.DecodeString(identity[2:])
+		return "v" + string(b)
+	}
+	return "i" + identity
+}
+
+// unpackIdentity is packIdentity's inverse.
+func unpackIdentity(packed string) string {
+	if len(packed) == 17 && packed[0] == 'v' {
+		return "v:" + hex.EncodeToString([]byte(packed[1:]))
+	}
+	if len(packed) > 0 && packed[0] == 'i' {
+		return packed[1:]
+	}
+	return packed
+}
+
+// visitorField is a packed identity's field in the visitors buckets (lua/record.lua
+// vfield): 8 bytes, a cookie identity's own (it is a hash already), else
+// the first 8 of its SHA-1.
+func visitorField(packed string) string {
+	if len(packed) == 17 && packed[0] == 'v' {
+		return packed[1:9]
+	}
+	sum := sha1.Sum([]byte(packed[1:]))
+	return string(sum[:8])
+}
+
+func isLowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// stamp36 is a time in ms as the records keep it: 8 base-36 digits.
+func stamp36(ms int64) string {
+	s := strconv.FormatInt(ms, 36)
+	if len(s) < 8 {
+		s = strings.Repeat("0", 8-len(s)) + s
+	}
+	return s
+}
 
 // membersOf is what a ticket may be kept under in the room's sets
 // (lua/record.lua): its seq, read from the id's first 12 digits, or, for a

@@ -21,38 +21,58 @@ const memoryWaiters = 10_000
 
 // BenchmarkWaiterMemory fills a paused room with 10,000 waiters through the
 // real enter script (cookie visitors' identities), on a redis-server of its
-// own, and reports Redis's used_memory growth per waiter (bytes/waiter) and,
-// per key of the room, MEMORY USAGE per waiter (<key>-B/waiter). Run it with
+// own, and reports Redis's used_memory growth per waiter (bytes/waiter;
+// the fill's connections closed before each reading) and, per key of the room, MEMORY USAGE per waiter (<key>-B/waiter; the
+// buckets t:<n>, s:<n>, v:<n> add up by kind). Run it with
 // -benchtime=1x: each round fills a room of its own.
 func BenchmarkWaiterMemory(b *testing.B) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		b.Skip("redis-server is not on PATH")
 	}
 	srv := redistest.Start(b)
-	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 1})
 	b.Cleanup(func() { _ = rdb.Close() })
 	keys, err := token.Generate()
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	f := &benchLine{rdb: rdb, line: queue.NewLine(redisstore.New(rdb, "wr:"), keys,
-		queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}),
-		// As a cookie visitor's: "v:" and 32 hex.
-		ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) }}
+	// fill enters n waiters over connections of their own, closed before it
+	// returns: used_memory then holds no client buffers of the fill (64
+	// connections hold ~1 MB, ~100 B a waiter at 10,000, that no key holds).
+	var next int64
+	fill := func(room string, n int) {
+		fr := redis.NewClient(&redis.Options{Addr: srv.Addr(), PoolSize: 64})
+		f := &benchLine{rdb: fr, line: queue.NewLine(redisstore.New(fr, "wr:"), keys,
+			queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}),
+			// As a cookie visitor's: "v:" and 32 hex.
+			ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) }}
+		f.next.Store(next)
+		if n == 0 {
+			pausedRoom(b, f, room)
+		} else if _, err := f.fill(ctx, room, n); err != nil {
+			b.Fatal(err)
+		}
+		next = f.next.Load()
+		_ = fr.Close()
+		// The server drops the closed connections on its own time: await it.
+		deadline := time.Now().Add(30 * time.Second)
+		for infoField(b, rdb, "clients", "connected_clients") != "1" {
+			if time.Now().After(deadline) {
+				b.Fatalf("connected clients still %s", infoField(b, rdb, "clients", "connected_clients"))
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
 	var grown int64
 	perKey := map[string]int64{}
 	b.ResetTimer()
 	for i := range b.N {
 		room := "mem" + strconv.Itoa(i)
-		pausedRoom(b, f, room)
-		if _, err := f.fill(ctx, room, 1); err != nil { // the room's fixed keys
-			b.Fatal(err)
-		}
+		fill(room, 0)
+		fill(room, 1) // the room's fixed keys
 		before := usedMemory(b, rdb)
-		if _, err := f.fill(ctx, room, memoryWaiters); err != nil {
-			b.Fatal(err)
-		}
+		fill(room, memoryWaiters)
 		grown += usedMemory(b, rdb) - before
 		for _, k := range scanKeys(b, rdb, "wr:{"+room+"}:*") {
 			n, err := rdb.MemoryUsage(ctx, k, 0).Result()
@@ -83,18 +103,12 @@ func BenchmarkWaiterMemory(b *testing.B) {
 
 func usedMemory(b *testing.B, rdb *redis.Client) int64 {
 	b.Helper()
-	info, err := rdb.Info(context.Background(), "memory").Result()
+	v := infoField(b, rdb, "memory", "used_memory")
+	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
-		b.Fatal(err)
+		b.Fatalf("used_memory %q: %v", v, err)
 	}
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			return n
-		}
-	}
-	b.Fatal("no used_memory in INFO memory")
-	return 0
+	return n
 }
 
 func scanKeys(b *testing.B, rdb *redis.Client, match string) []string {

@@ -53,6 +53,10 @@ var (
 	activeLua    string
 	activeScript = redis.NewScript(recordLua + activeLua)
 
+	//go:embed lua/alive.lua
+	aliveLua    string
+	aliveScript = redis.NewScript(recordLua + aliveLua)
+
 	//go:embed lua/lease.lua
 	leaseLua    string
 	leaseScript = redis.NewScript(leaseLua)

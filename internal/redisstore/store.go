@@ -101,9 +101,25 @@ func (s *Store) GetRoom(ctx context.Context, room string) (queue.Settings, error
 }
 
 func (s *Store) DeleteRoom(ctx context.Context, room string) error {
-	n, err := s.rdb.Del(ctx, keysFor(s.prefix, room).all()...).Result()
-	if err != nil {
+	k := keysFor(s.prefix, room)
+	// The buckets' names follow from the seq and the visitors bucket count,
+	// read before those keys go.
+	seq, err := s.rdb.Get(ctx, k.seq).Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
 		return fail("delete room", err)
+	}
+	vb, err := s.rdb.HGet(ctx, k.stats, "vb").Int64()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return fail("delete room", err)
+	}
+	var n int64
+	keys := append(k.all(), k.buckets(seq, vb)...)
+	for i := 0; i < len(keys); i += deleteChunk {
+		d, err := s.rdb.Del(ctx, keys[i:min(i+deleteChunk, len(keys))]...).Result()
+		if err != nil {
+			return fail("delete room", err)
+		}
+		n += d
 	}
 	removed, err := s.rdb.SRem(ctx, s.roomsKey(), room).Result()
 	if err != nil {
@@ -114,6 +130,9 @@ func (s *Store) DeleteRoom(ctx context.Context, room string) error {
 	}
 	return nil
 }
+
+// deleteChunk bounds one DEL of DeleteRoom.
+const deleteChunk = 1000
 
 func (s *Store) ListRooms(ctx context.Context) ([]string, error) {
 	rooms, err := s.rdb.SMembers(ctx, s.roomsKey()).Result()
@@ -128,11 +147,12 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
+	tail, packed := newTail(newID), packIdentity(identity)
 	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre, k.log},
-		identity, newTail(newID), ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
+		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre, k.log, k.base},
+		identity, tail, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
 		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
-		st.MaxWaiting,
+		st.MaxWaiting, packed, visitorField(packed), stamp36(ms(now)), tailBytes(tail),
 	).Slice()
 	if err != nil {
 		return queue.Ticket{}, fail("enter", err)
@@ -157,7 +177,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 
 func (s *Store) Status(ctx context.Context, room string, _ *queue.Settings, id, identity string, now time.Time) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
-	res, err := statusScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.stats}, id, identity, ms(now)).Slice()
+	res, err := statusScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.stats, k.base}, id, identity, ms(now), packIdentity(identity)).Slice()
 	if errors.Is(err, redis.Nil) {
 		return queue.Ticket{}, queue.ErrTicketNotFound
 	}
@@ -186,11 +206,11 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		return nil, nil
 	}
 	k := keysFor(s.prefix, room)
-	keys := []string{k.tickets, k.q, k.seen, k.stats}
+	keys := []string{k.tickets, k.q, k.seen, k.stats, k.base}
 	// Make sure the script is cached so the pipeline's EVALSHAs all hit.
 	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, id := range ids {
-			statusScript.EvalSha(ctx, p, keys, id, "", ms(now))
+			statusScript.EvalSha(ctx, p, keys, id, "", ms(now), "")
 		}
 		return nil
 	})
@@ -227,7 +247,8 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log}, id, identity, ms(now)).Int()
+	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log, k.base},
+		id, identity, ms(now), packIdentity(identity)).Int()
 	if err != nil {
 		return fail("leave", err)
 	}
@@ -239,7 +260,7 @@ func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.T
 
 func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats, k.ended}, id, ms(now)).Int()
+	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats, k.ended, k.base}, id, ms(now)).Int()
 	if err != nil {
 		return fail("complete", err)
 	}
@@ -251,7 +272,7 @@ func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) er
 
 func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (bool, string, error) {
 	k := keysFor(s.prefix, room)
-	res, err := activeScript.Run(ctx, s.rdb, []string{k.active, k.tickets}, id, ms(now)).Slice()
+	res, err := activeScript.Run(ctx, s.rdb, []string{k.active, k.tickets, k.base}, id, ms(now)).Slice()
 	if err != nil {
 		return false, "", fail("active", err)
 	}
@@ -291,7 +312,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		}
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log}, args...).Slice()
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base}, args...).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

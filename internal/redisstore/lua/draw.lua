@@ -3,14 +3,15 @@
 -- that it is exactly the pre-queue, puts it ahead of everyone in the line
 -- and keeps the record, all in one atomic step. When this opening was drawn
 -- already it only moves late pre-queue entries to the back of the line.
--- Records and members: record.lua (prepended).
+-- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] pre      ZSET the pre-queue: ticket ids scored by seq
 -- KEYS[2] q        ZSET waiting members scored by seq (drawn ones below every seq)
--- KEYS[3] seen     ZSET waiting members scored by last sign of life (ms)
--- KEYS[4] tickets  HASH ticket member -> record
+-- KEYS[3] seen     ZSET waiting members scored by last sign of life (ms) (before)
+-- KEYS[4] tickets  HASH ticket member -> record (before)
 -- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
 -- KEYS[6] stats    HASH counters (logn: the change log's count)
 -- KEYS[7] log      STREAM the change log (positions)
+-- KEYS[8] base     the room's key base: <base>t:*, <base>s:* (same slot)
 -- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
 -- ARGV[5] event channel  ARGV[6] most late entries moved per call
 -- ARGV[7..] the drawn order: every pre-queue ticket id once
@@ -18,6 +19,30 @@
 -- opening was drawn before, {-1, 0} when the order is not the pre-queue.
 local now = tonumber(ARGV[2])
 local first = 7
+local base = KEYS[8]
+
+-- put writes a drawn or late ticket: its record where it is kept, its sign
+-- of life (now) beside it; pending writes go in one call per key (flush).
+local pending, order = {}, {}
+local function put(k, ...)
+  if not pending[k] then pending[k] = {}; order[#order + 1] = k end
+  local t = pending[k]
+  for _, v in ipairs({...}) do t[#t + 1] = v end
+end
+local function flush()
+  for _, k in ipairs(order) do
+    if k == KEYS[3] then
+      redis.call('ZADD', k, unpack(pending[k]))
+    else
+      redis.call('HSET', k, unpack(pending[k]))
+    end
+  end
+  pending, order = {}, {}
+end
+local function place(m, rec, k)
+  put(k, m, encode(rec))
+  if rec.v == 2 then put(skey(base, m), m, now) else put(KEYS[3], now, m) end
+end
 -- positions: scores this call put in q, as "lo:hi" runs of consecutive scores
 local added, run_lo, run_hi = {}, nil, nil
 local function add_score(sc)
@@ -38,15 +63,15 @@ local function late()
   for i = 1, #pre, 2 do
     local id, seq = pre[i], tonumber(pre[i + 1])
     redis.call('ZREM', KEYS[1], id)
-    local m, rec = find(KEYS[4], id)
+    local m, rec, _, k = find(base, KEYS[4], id)
     if m then
       redis.call('ZADD', KEYS[2], seq, m)
       add_score(seq) -- positions
-      redis.call('ZADD', KEYS[3], now, m)
       rec.st, rec.p = 'waiting', redis.call('ZRANK', KEYS[2], m) + 1
-      redis.call('HSET', KEYS[4], m, encode(rec))
+      place(m, rec, k)
     end
   end
+  flush()
   return #pre / 2
 end
 
@@ -75,35 +100,22 @@ end
 
 -- Drawn places go ahead of everyone in the line: scores below its head.
 local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-local base = math.min(tonumber(head[2]) or 1, 1)
+local base_score = math.min(tonumber(head[2]) or 1, 1)
 for c = first, #ARGV, chunk do
   local last = math.min(c + chunk - 1, #ARGV)
-  -- A ticket's member is its seq, read from its id (record.lua); the
-  -- records prove the ids, and an id from before is looked up by find.
-  local guess = {}
+  local qz = {}
   for i = c, last do
-    local seq = #ARGV[i] == 32 and tonumber(string.match(string.sub(ARGV[i], 1, 12), '^%d+$') or '')
-    guess[#guess + 1] = seq and string.format('%.0f', seq) or ARGV[i]
-  end
-  local raws = redis.call('HMGET', KEYS[4], unpack(guess))
-  local recs, qz, sz = {}, {}, {}
-  for i = 1, last - c + 1 do
-    local id, k = ARGV[c + i - 1], c + i - first
-    local m, rec = guess[i], decode(raws[i])
-    if not rec or idof(m, rec) ~= id then m, rec = find(KEYS[4], id) end
+    local k = i - first + 1
+    local m, rec, _, rk = find(base, KEYS[4], ARGV[i])
     if m then
       rec.st, rec.p = 'waiting', k
-      recs[#recs + 1], recs[#recs + 2] = m, encode(rec)
-      qz[#qz + 1], qz[#qz + 2] = base - n - 1 + k, m
-      add_score(base - n - 1 + k) -- positions
-      sz[#sz + 1], sz[#sz + 2] = now, m
+      place(m, rec, rk)
+      qz[#qz + 1], qz[#qz + 2] = base_score - n - 1 + k, m
+      add_score(base_score - n - 1 + k) -- positions
     end
   end
-  if #recs > 0 then
-    redis.call('HSET', KEYS[4], unpack(recs))
-    redis.call('ZADD', KEYS[2], unpack(qz))
-    redis.call('ZADD', KEYS[3], unpack(sz))
-  end
+  if #qz > 0 then redis.call('ZADD', KEYS[2], unpack(qz)) end
+  flush()
 end
 redis.call('DEL', KEYS[1])
 log_added() -- positions

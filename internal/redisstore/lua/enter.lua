@@ -1,10 +1,13 @@
 -- enter: give an identity its live ticket, or a new one at the back of the line.
--- Records and members: record.lua (prepended).
--- KEYS[1] visitors  HASH identity -> ticket member
--- KEYS[2] tickets   HASH ticket member -> record
+-- Records, members and bucketed keys: record.lua (prepended). A new
+-- ticket goes to the buckets (t:, s:, v: under KEYS[13]); the room's single
+-- tickets, seen and visitors keys hold tickets from before (and those of an
+-- id that is not ours, from tests), read until they end.
+-- KEYS[1] visitors  HASH identity -> ticket member (before)
+-- KEYS[2] tickets   HASH ticket member -> record (before)
 -- KEYS[3] seq       STRING arrival sequence (INCR); also the number of tickets ever entered
 -- KEYS[4] q         ZSET waiting members scored by seq
--- KEYS[5] seen      ZSET waiting members scored by last sign of life (ms)
+-- KEYS[5] seen      ZSET waiting members scored by last sign of life (ms) (before)
 -- KEYS[6] active    ZSET admitted members scored by expiry (ms)
 -- KEYS[7] budget    HASH s = start (ms) of the current tick, u = admissions used in it
 -- KEYS[8] stats     HASH counters and the measured rate
@@ -12,6 +15,7 @@
 -- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
 -- KEYS[11] pre     ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
 -- KEYS[12] log     STREAM the change log (positions)
+-- KEYS[13] base    the room's key base: the buckets <base>t:*, s:*, v:* (same slot)
 -- ARGV[1] identity  ARGV[2] the new ticket's tail: 20 random hex digits (or, from
 --   tests, any other id, which the ticket is then kept under)
 -- ARGV[3] now (ms)
@@ -26,27 +30,34 @@
 -- ARGV[11] how long the spent mark lives (ms): the challenge's remaining life
 -- ARGV[12] max waiting: a newcomer who would wait in a line this long gets
 --   no place (0: no limit)
+-- ARGV[13] the identity packed (record.lua)  ARGV[14] its visitors field
+-- ARGV[15] now in 8 base-36 digits  ARGV[16] the tail as 10 bytes
 -- Returns {ticket id, record, rank (-1 unless waiting), waiting count, rate},
 -- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket,
 -- {"", "", -2, 0, "0"} when a new place needs a solution and none came,
 -- {"", "", -3, 0, "0"} when the solution was spent before,
 -- {"", "", -4, 0, "0"} when the line is full.
 local identity, now = ARGV[1], tonumber(ARGV[3])
-local mode = ARGV[4]
+local mode, base, packed, field = ARGV[4], KEYS[13], ARGV[13], ARGV[14]
+local sv = redis.call('HMGET', KEYS[8], 'vb', 'rate')
+local nb, rate = tonumber(sv[1]) or 1, sv[2] or '0'
+local vk = vkey(base, field, nb)
 
-local function rate() return redis.call('HGET', KEYS[8], 'rate') or '0' end
-
-local existing = redis.call('HGET', KEYS[1], identity)
+local existing = redis.call('HGET', vk, field) or redis.call('HGET', KEYS[1], identity)
 if existing then
-  local raw = redis.call('HGET', KEYS[2], existing)
-  local rec = decode(raw)
-  if rec and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
+  local rec, k, raw = load(base, KEYS[2], existing)
+  if rec and owns(rec, identity, packed) and
+    (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
     local rank = -1
     if rec.st == 'waiting' then
-      redis.call('ZADD', KEYS[5], 'XX', ARGV[3], existing)
+      if rec.v == 2 then
+        redis.call('HSET', skey(base, existing), existing, ARGV[3])
+      else
+        redis.call('ZADD', KEYS[5], 'XX', ARGV[3], existing)
+      end
       rank = redis.call('ZRANK', KEYS[4], existing) or -1
     end
-    return {idof(existing, rec), raw, rank, redis.call('ZCARD', KEYS[4]), rate()}
+    return {idof(existing, rec), raw, rank, redis.call('ZCARD', KEYS[4]), rate}
   end
 end
 
@@ -68,23 +79,36 @@ end
 local seq = redis.call('INCR', KEYS[3])
 local s = string.format('%d', seq) -- integer formatting: Lua's tostring goes through printf's float path
 local m, id, tail = s, nil, ARGV[2]
-if #tail == 20 then
+local new = #tail == 20
+if new then
   id = string.rep('0', 12 - #s) .. s .. tail
 else
   m, id, tail = tail, tail, '' -- not an id of ours (a test's): kept under itself, as before
 end
--- The record of a new waiter, written from the arguments' own strings.
-local head = tail .. '|' .. s .. '|' .. ARGV[3] .. '|'
+-- A record from the arguments' own strings: state, entry position, the
+-- admission's times (new: base-36 deltas; before: ms), no reason.
+local function record(c, pos, times)
+  if new then return c .. ARGV[15] .. pos .. '|' .. times .. '||' .. ARGV[16] .. packed end
+  return string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
+end
+local function keep(raw)
+  if new then
+    redis.call('HSET', tkey(base, m), m, raw)
+    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, KEYS[8], nb) end
+  else
+    redis.call('HSET', KEYS[2], m, raw)
+    redis.call('HSET', KEYS[1], identity, m)
+  end
+end
 
 -- Scheduled opening: before it, a new place is in the pre-queue, unranked
 -- until the opening's draw (draw.lua) gives it a random place. The pre-queue
 -- keeps ticket ids: the draw's order is of ids.
 if mode == 'scheduled' then
-  local raw = 's' .. head .. '|||||' .. identity
+  local raw = record('S', '', '||')
   redis.call('ZADD', KEYS[11], s, id)
-  redis.call('HSET', KEYS[2], m, raw)
-  redis.call('HSET', KEYS[1], identity, m)
-  return {id, raw, -1, waiting, rate()}
+  keep(raw)
+  return {id, raw, -1, waiting, rate}
 end
 
 local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
@@ -106,7 +130,11 @@ end
 local raw, rank
 if admit then
   local x = tonumber(ARGV[8]) + tonumber(ARGV[9])
-  raw = 'a' .. head .. '|' .. ARGV[3] .. '|' .. ARGV[8] .. '|' .. num(x) .. '||' .. identity
+  if new then
+    raw = record('A', '', '0|' .. b36(tonumber(ARGV[8]) - now) .. '|' .. b36(ARGV[9]))
+  else
+    raw = record('A', '', ARGV[3] .. '|' .. ARGV[8] .. '|' .. num(x))
+  end
   rank = -1
   redis.call('ZADD', KEYS[6], x, m)
   redis.call('HINCRBY', KEYS[8], 'admitted_total', 1)
@@ -116,11 +144,14 @@ else
   -- The newest seq is the highest score in the line (drawn places sit below
   -- its head), so the newcomer's rank is the count before it.
   redis.call('ZADD', KEYS[4], s, m) -- strings, not numbers: redis.call would format those
-  redis.call('ZADD', KEYS[5], ARGV[3], m)
+  if new then
+    redis.call('HSET', skey(base, m), m, ARGV[3])
+  else
+    redis.call('ZADD', KEYS[5], ARGV[3], m)
+  end
   rank, waiting = waiting, waiting + 1
-  raw = 'w' .. head .. waiting .. '|||||' .. identity -- entry position, for the progress bar
+  raw = record('W', waiting, '||') -- entry position, for the progress bar
 end
-redis.call('HSET', KEYS[2], m, raw)
-redis.call('HSET', KEYS[1], identity, m)
+keep(raw)
 if not admit then log_changes(KEYS[4], KEYS[8], KEYS[12], {s}, {}) end -- positions
-return {id, raw, rank, waiting, rate()}
+return {id, raw, rank, waiting, rate}

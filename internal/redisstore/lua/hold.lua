@@ -1,17 +1,25 @@
 -- hold: bind an admitted ticket's entry token to the one holder that may use it.
--- Records: record.lua (prepended).
--- KEYS[1] tickets  HASH ticket member -> record
+-- Records and bucketed keys: record.lua (prepended).
+-- KEYS[1] tickets  HASH ticket member -> record (before)
 -- KEYS[2] holder   STRING who holds this ticket's token; expires with the token
+-- KEYS[3] base     the room's key base: <base>t:* (same slot)
 -- ARGV[1] ticket id  ARGV[2] holder (an identity, e.g. "v:<hash of a visitor cookie>")
 -- ARGV[3] the token's time left (ms)
 -- ARGV[4] mode: "owner" (a cookie visitor's token is held by that visitor only;
 --   any other by its first holder) or "first" (the first holder, or the owner)
+-- ARGV[5] the holder packed (record.lua)
 -- Returns 1 when holder may use the token, 0 when it is someone else's.
-local m, rec = find(KEYS[1], ARGV[1])
+local m, rec = find(KEYS[3], KEYS[1], ARGV[1])
 if not m then return 0 end
 local holder = ARGV[2]
-if rec.i == holder then return 1 end
-if ARGV[4] == 'owner' and string.sub(rec.i, 1, 2) == 'v:' then return 0 end
+if owns(rec, holder, ARGV[5]) then return 1 end
+local cookie
+if rec.v == 2 then
+  cookie = string.sub(rec.i, 1, 1) == 'v' or string.sub(rec.i, 2, 3) == 'v:'
+else
+  cookie = string.sub(rec.i, 1, 2) == 'v:'
+end
+if ARGV[4] == 'owner' and cookie then return 0 end
 if redis.call('SET', KEYS[2], holder, 'NX') then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
   return 1

@@ -1,21 +1,26 @@
 -- leave: an owner gives up a ticket; a waiter leaves the line, an admitted user frees the slot.
--- Records and members: record.lua (prepended).
--- KEYS[1] tickets  KEYS[2] q  KEYS[3] seen  KEYS[4] active  KEYS[5] ended  (members)
+-- Records, members and bucketed keys: record.lua (prepended).
+-- KEYS[1] tickets (before)  KEYS[2] q  KEYS[3] seen (before)  KEYS[4] active  KEYS[5] ended  (members)
 -- KEYS[6] pre (ticket ids)  KEYS[7] stats  KEYS[8] log (STREAM the change log, for positions)
--- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)
+-- KEYS[9] base (the room's key base: <base>t:*, <base>s:*, same slot)
+-- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)  ARGV[4] the identity packed
 -- Returns 1, or 0 when the ticket is unknown or not the identity's.
-local m, rec = find(KEYS[1], ARGV[1])
+local m, rec, _, k = find(KEYS[9], KEYS[1], ARGV[1])
 if not m then return 0 end
-if rec.i ~= ARGV[2] then return 0 end
+if not owns(rec, ARGV[2], ARGV[4]) then return 0 end
 local score = redis.call('ZSCORE', KEYS[2], m) -- positions
 if score then log_changes(KEYS[2], KEYS[7], KEYS[8], {}, {score}) end
 redis.call('ZREM', KEYS[2], m)
-redis.call('ZREM', KEYS[3], m)
+if rec.v == 2 then
+  redis.call('HDEL', skey(KEYS[9], m), m)
+else
+  redis.call('ZREM', KEYS[3], m)
+end
 redis.call('ZREM', KEYS[4], m)
 redis.call('ZREM', KEYS[6], ARGV[1])
 if rec.st == 'waiting' or rec.st == 'scheduled' or rec.st == 'admitted' then
   rec.st, rec.r = 'expired', 'left'
-  redis.call('HSET', KEYS[1], m, encode(rec))
+  redis.call('HSET', k, m, encode(rec))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), m)
 end
 return 1

@@ -2,10 +2,12 @@
 -- A bucket's set names the identities whose places it holds, each scored by the
 -- deadline of its claim: a claim that never became a place lapses then, and a
 -- place that ended (abandoned, reclaimed, completed, left) stops counting.
--- Records and members: record.lua (prepended).
--- KEYS[1] visitors HASH identity -> ticket member
--- KEYS[2] tickets  HASH ticket member -> record
+-- Records, members and bucketed keys: record.lua (prepended).
+-- KEYS[1] visitors HASH identity -> ticket member (before)
+-- KEYS[2] tickets  HASH ticket member -> record (before)
 -- KEYS[3] places   ZSET identities whose places the bucket holds, by claim deadline (ms)
+-- KEYS[4] stats    HASH vb: the number of visitors buckets
+-- KEYS[5] base     the room's key base: <base>t:*, <base>v:* (same slot)
 -- ARGV[1] identity  ARGV[2] now (ms)  ARGV[3] limit (0: claim nothing)
 -- ARGV[4] claim window (ms)  ARGV[5] life of the set after its last claim (ms)
 -- Returns 0 when identity holds a live place already (nothing is counted),
@@ -13,10 +15,15 @@
 local identity, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 
+local nb = tonumber(redis.call('HGET', KEYS[4], 'vb')) or 1
 local function record(who)
-  local m = redis.call('HGET', KEYS[1], who)
+  local packed = pack(who)
+  local f = vfield(packed)
+  local m = redis.call('HGET', vkey(KEYS[5], f, nb), f) or redis.call('HGET', KEYS[1], who)
   if not m then return nil end
-  return decode(redis.call('HGET', KEYS[2], m))
+  local rec = load(KEYS[5], KEYS[2], m)
+  if rec and owns(rec, who, packed) then return rec end
+  return nil
 end
 
 local function live(rec)

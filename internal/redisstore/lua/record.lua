@@ -1,22 +1,79 @@
--- record: the ticket record's codec, prepended to every script that reads or
--- writes records (scripts.go). A record is one string:
---   <state><tail>|<seq>|<entered>|<entry position>|<admitted>|<orderable>|<expires>|<reason>|<identity>
--- state is the state's first letter (w waiting, a admitted, s scheduled,
--- e expired), the numbers are decimal (ms for times), empty when unset, and
--- the identity comes last, as it may hold any byte. A ticket's member in the
--- room's hash and sets is its seq in decimal (a few bytes, not the 32 of its
--- id); its id is that seq zero-padded to 12 digits, then the 20-hex tail
--- kept in the record: still 32 lower-case hex, the id finds the record and
--- the tail proves the id.
--- Tickets from before this encoding (JSON records, members = ids) still
--- read and change: their tail is '' and their member is their id.
+-- record: the ticket record's codec and the room's bucketed keys, prepended
+-- to every script that reads or writes records (scripts.go).
+--
+-- A ticket's member in q, active, ended and the buckets is its seq in
+-- decimal; its id is that seq zero-padded to 12 digits, then a 20-hex random
+-- tail kept in the record (the id finds the record, the tail proves the id).
+-- Bucketed keys (built here from the room's key base, KEYS "base": they
+-- carry the room's hash tag, so they are in the slot of the declared keys):
+--   <base>t:<seq div 128>  HASH seq -> record
+--   <base>s:<seq div 128>  HASH seq -> last sign of life (ms), waiting tickets only
+--   <base>v:<n>            HASH visitors field (8 bytes, vfield) -> seq; n by linear
+--                          hashing over stats.vb buckets (vgrow)
+-- Up to 128 entries of at most 64 B, Redis keeps each as a listpack: a few
+-- bytes of overhead per entry instead of a hash table's ~50.
+-- A record (uppercase state letter):
+--   <S><entered: 8 base-36 digits, ms><entry position>|<admitted - entered>|
+--   <orderable - admitted>|<expires - orderable>|<reason letter>|<tail: 10 bytes><identity>
+-- S: W waiting, A admitted, S scheduled, E expired; the deltas are base 36
+-- (ms), empty until admitted; reason a abandoned, r reclaimed, l left,
+-- c completed, or empty. The tail and the identity go last, as bytes: a
+-- cookie visitor's identity ("v:" and 32 hex) packed as v and its 16 bytes,
+-- any other as i and itself (redisstore.packIdentity; the caller packs).
+-- Cookie visitors' records: waiting ~46 B, admitted ≤ 64 B while the entry
+-- position < 10^6, the wait < 25 days and session_ttl_s ≤ 16 h. A longer
+-- identity (a user token's) makes its bucket a hash table: correct, not small.
+-- A visitors field is 8 bytes: a packed cookie identity's first 8 (already
+-- a hash), else the first 8 of the identity's SHA-1 (vfield).
+--
+-- From the releases before (rolling upgrade), in the room's single keys:
+-- tickets HASH member -> record, visitors HASH identity -> member, seen ZSET.
+-- Their records are lowercase compact ones
+--   <state><tail hex>|<seq>|<entered>|<entry pos>|<admitted>|<orderable>|<expires>|<reason>|<identity>
+-- or JSON (member = id, tail ''). They are read there and written back
+-- there (rec.v == 1) until they end and are purged.
 -- No tables or number formatting up here: this part runs on every call.
+
+local function b36(n)
+  local digits = '0123456789abcdefghijklmnopqrstuvwxyz'
+  n = math.floor(tonumber(n))
+  if n <= 0 then return '0' end
+  local s = ''
+  while n > 0 do
+    local d = n % 36
+    s = string.sub(digits, d + 1, d + 1) .. s
+    n = (n - d) / 36
+  end
+  return s
+end
+
+local function bucket(m) return string.format('%d', math.floor(tonumber(m) / 128)) end
+local function isseq(m) return #m <= 15 and string.match(m, '^%d+$') ~= nil end
+local function tkey(base, m) return base .. 't:' .. bucket(m) end
+local function skey(base, m) return base .. 's:' .. bucket(m) end
 
 local function decode(raw)
   if not raw then return nil end
-  if string.byte(raw, 1) == 123 then -- '{': a JSON record from before
+  local b = string.byte(raw, 1)
+  if b == 123 then -- '{': a JSON record from before
     local rec = cjson.decode(raw)
-    rec.t = ''
+    rec.t, rec.v = '', 1
+    return rec
+  end
+  if b >= 65 and b <= 90 then -- uppercase: this release's record
+    local c, e, p, a, o, x, r, rest = string.match(raw,
+      '^(%u)(%w%w%w%w%w%w%w%w)(%d*)|(%w*)|(%w*)|(%w*)|(%l?)|(.*)$')
+    if not c then return nil end
+    local st = (c == 'W' and 'waiting') or (c == 'A' and 'admitted') or (c == 'S' and 'scheduled') or 'expired'
+    local rec = {v = 2, st = st, e = tonumber(e, 36), p = p, t = string.sub(rest, 1, 10), i = string.sub(rest, 11)}
+    if r ~= '' then
+      rec.r = (r == 'a' and 'abandoned') or (r == 'r' and 'reclaimed') or (r == 'l' and 'left') or 'completed'
+    end
+    if a ~= '' then
+      rec.a = rec.e + tonumber(a, 36)
+      rec.o = rec.a + tonumber(o, 36)
+      rec.x = rec.o + tonumber(x, 36)
+    end
     return rec
   end
   local c, t, s, e, p, a, o, x, r, i = string.match(raw,
@@ -26,7 +83,7 @@ local function decode(raw)
   local st = (c == 'w' and 'waiting') or (c == 'a' and 'admitted') or (c == 's' and 'scheduled') or 'expired'
   -- Numbers stay strings ('' when unset): encode writes them back as they
   -- are; compare them through tonumber.
-  return {st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i}
+  return {v = 1, st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i}
 end
 
 local function num(v)
@@ -36,31 +93,142 @@ local function num(v)
 end
 
 local function encode(rec)
+  if rec.v == 2 then
+    local e = b36(rec.e)
+    local times = '||'
+    if rec.a and rec.a ~= '' then
+      times = b36(rec.a - rec.e) .. '|' .. b36(rec.o - rec.a) .. '|' .. b36(rec.x - rec.o)
+    end
+    local r = rec.r and string.sub(rec.r, 1, 1) or ''
+    return string.upper(string.sub(rec.st, 1, 1)) .. string.rep('0', 8 - #e) .. e .. num(rec.p) .. '|' ..
+      times .. '|' .. r .. '|' .. rec.t .. rec.i
+  end
   return string.sub(rec.st, 1, 1) .. rec.t .. '|' .. num(rec.s) .. '|' .. num(rec.e) .. '|' .. num(rec.p) .. '|' ..
     num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' .. (rec.r or '') .. '|' .. rec.i
 end
 
+-- hex is a tail's 20 hex digits.
+local function hex(t)
+  return string.format('%02x%02x%02x%02x%02x%02x%02x%02x%02x%02x', string.byte(t, 1, 10))
+end
+
 -- idof is the ticket id of the record rec kept under member m.
 local function idof(m, rec)
+  if rec.v == 2 then return string.rep('0', 12 - #m) .. m .. hex(rec.t) end
   if rec.t == '' then return m end
   return string.rep('0', 12 - #m) .. m .. rec.t
 end
 
--- find returns a ticket's member, record and raw record by its id, or nil.
-local function find(tickets, id)
+-- owns: is the ticket identity's? packed is identity as records keep it;
+-- records from before keep it plain.
+local function owns(rec, identity, packed)
+  if rec.v == 2 then return rec.i == packed end
+  return rec.i == identity
+end
+
+local function unhex(s)
+  return (string.gsub(s, '%x%x', function(c) return string.char(tonumber(c, 16)) end))
+end
+
+-- pack is identity as this release's records keep it (redisstore.packIdentity).
+local function pack(identity)
+  if #identity == 34 and string.match(identity, '^v:[0-9a-f]+$') then return 'v' .. unhex(string.sub(identity, 3)) end
+  return 'i' .. identity
+end
+
+-- vfield is the visitors field of a packed identity (redisstore.visitorField).
+local function vfield(packed)
+  if string.sub(packed, 1, 1) == 'v' then return string.sub(packed, 2, 9) end
+  return unhex(string.sub(redis.sha1hex(string.sub(packed, 2)), 1, 16))
+end
+
+-- load returns the record of member m and the key it is kept in, or nil.
+local function load(base, tickets, m)
+  if isseq(m) then
+    local k = tkey(base, m)
+    local raw = redis.call('HGET', k, m)
+    if raw then return decode(raw), k, raw end
+  end
+  local raw = redis.call('HGET', tickets, m)
+  if raw then return decode(raw), tickets, raw end
+  return nil
+end
+
+-- find returns a ticket's member, record, raw record and record key by its
+-- id, or nil.
+local function find(base, tickets, id)
   if #id == 32 then
     local m = string.match(string.sub(id, 1, 12), '^0*(%d+)$')
     if m then
-      local raw = redis.call('HGET', tickets, m)
-      if raw and string.sub(raw, 2, 21) == string.sub(id, 13) then
+      local k = tkey(base, m)
+      local raw = redis.call('HGET', k, m)
+      if raw then
         local rec = decode(raw)
-        if rec and idof(m, rec) == id then return m, rec, raw end
+        if rec and idof(m, rec) == id then return m, rec, raw, k end
+      else
+        raw = redis.call('HGET', tickets, m)
+        if raw and string.sub(raw, 2, 21) == string.sub(id, 13) then
+          local rec = decode(raw)
+          if rec and idof(m, rec) == id then return m, rec, raw, tickets end
+        end
       end
     end
   end
   local raw = redis.call('HGET', tickets, id)
-  if raw then return id, decode(raw), raw end
+  if raw then return id, decode(raw), raw, tickets end
   return nil
+end
+
+-- vkey is the visitors bucket of field f among n buckets (linear hashing:
+-- the field's first 24 bits modulo the next power of two, folded back while
+-- that bucket has not been split off yet).
+local function vkey(base, f, n)
+  local b1, b2, b3 = string.byte(f, 1, 3)
+  local x = (b1 * 256 + b2) * 256 + b3
+  local lvl = 1
+  while lvl * 2 <= n do lvl = lvl * 2 end
+  local b = x % (lvl * 2)
+  if b >= n then b = x % lvl end
+  return base .. 'v:' .. b
+end
+
+-- vgrow counts an entry added to the visitors buckets and splits one bucket
+-- when they hold more than 40 entries on average, so a bucket stays a
+-- listpack (≤ 128 entries: the buckets not yet split in a round hold twice
+-- the average). The bucket count (stats vb) only grows; empty buckets are
+-- no keys.
+local function vgrow(base, stats, n)
+  local count = redis.call('HINCRBY', stats, 'vn', 1)
+  if count <= 40 * n then return end
+  local lvl = 1
+  while lvl * 2 <= n do lvl = lvl * 2 end
+  local src = base .. 'v:' .. (n - lvl)
+  local all = redis.call('HGETALL', src)
+  local moved, gone = {}, {}
+  for i = 1, #all, 2 do
+    local b1, b2, b3 = string.byte(all[i], 1, 3)
+    if ((b1 * 256 + b2) * 256 + b3) % (2 * lvl) == n then
+      moved[#moved + 1], moved[#moved + 2] = all[i], all[i + 1]
+      gone[#gone + 1] = all[i]
+    end
+  end
+  if #gone > 0 then
+    redis.call('HSET', base .. 'v:' .. n, unpack(moved))
+    redis.call('HDEL', src, unpack(gone))
+  end
+  redis.call('HSET', stats, 'vb', n + 1)
+end
+
+-- vdrop removes a purged ticket's visitors entry (packed identity, member m)
+-- unless the identity has a newer ticket.
+local function vdrop(base, stats, packed, m)
+  local n = tonumber(redis.call('HGET', stats, 'vb')) or 1
+  local f = vfield(packed)
+  local k = vkey(base, f, n)
+  if redis.call('HGET', k, f) == m then
+    redis.call('HDEL', k, f)
+    redis.call('HINCRBY', stats, 'vn', -1)
+  end
 end
 
 -- log_changes appends one entry to the room's change log for this call's

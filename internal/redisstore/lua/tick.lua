@@ -3,17 +3,23 @@
 -- min(batch budget left in this tick, free capacity) from the head. Every
 -- kind of removal is bounded per tick, so a tick stays short however many
 -- ghosts piled up; the rest go in the next ticks.
--- Records and members: record.lua (prepended).
+-- Abandonment: the head is checked exactly as it is admitted; the rest of
+-- the line is swept from a cursor (stats sw, a rank in q), at most ARGV[8]
+-- waiters a tick, round-robin: a line that short is swept whole each tick,
+-- a longer one drops a silent waiter within one sweep of the line (length /
+-- ARGV[8] ticks) after abandon_after_s, never before.
+-- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
--- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms)
+-- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
 -- KEYS[3] active   ZSET admitted members scored by expiry (ms)
--- KEYS[4] tickets  HASH ticket member -> record
+-- KEYS[4] tickets  HASH ticket member -> record (before)
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it
 -- KEYS[6] stats    HASH counters and the measured rate
 -- KEYS[7] admits   ZSET admission log of the last minute, for the rate
 -- KEYS[8] ended    ZSET ended members scored by end time (ms)
--- KEYS[9] visitors HASH identity -> ticket member
+-- KEYS[9] visitors HASH identity -> ticket member (before)
 -- KEYS[10] log     STREAM the change log (positions)
+-- KEYS[11] base    the room's key base: <base>t:*, s:*, v:* (same slot)
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
@@ -25,14 +31,62 @@
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
+local base = KEYS[11]
 local removed = {} -- scores taken out of q (positions)
 
 local function mark(m, fields)
-  local rec = decode(redis.call('HGET', KEYS[4], m))
+  local rec, k = load(base, KEYS[4], m)
   if not rec then return nil end
-  for k, v in pairs(fields) do rec[k] = v end
-  redis.call('HSET', KEYS[4], m, encode(rec))
+  for f, v in pairs(fields) do rec[f] = v end
+  redis.call('HSET', k, m, encode(rec))
   return rec
+end
+
+-- seen_of is the last sign of life of each member (nil: none kept): the
+-- s: buckets, one HMGET per bucket, then the seen set from before.
+local function seen_of(members)
+  local out, groups, order, missing = {}, {}, {}, {}
+  for i, m in ipairs(members) do
+    if isseq(m) then
+      local k = skey(base, m)
+      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+      local g = groups[k]
+      g[#g + 1] = i
+    else
+      missing[#missing + 1] = i
+    end
+  end
+  for _, k in ipairs(order) do
+    local g, fields = groups[k], {}
+    for j, i in ipairs(g) do fields[j] = members[i] end
+    local vals = redis.call('HMGET', k, unpack(fields))
+    for j, i in ipairs(g) do
+      if vals[j] then out[i] = tonumber(vals[j]) else missing[#missing + 1] = i end
+    end
+  end
+  if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
+    local ms = {}
+    for j, i in ipairs(missing) do ms[j] = members[i] end
+    for j, v in ipairs(redis.call('ZMSCORE', KEYS[2], unpack(ms))) do
+      if v then out[missing[j]] = tonumber(v) end
+    end
+  end
+  return out
+end
+
+-- unseen forgets the members' signs of life (they left the line).
+local function unseen(members)
+  local groups, order = {}, {}
+  for _, m in ipairs(members) do
+    if isseq(m) then
+      local k = skey(base, m)
+      if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+      local g = groups[k]
+      g[#g + 1] = m
+    end
+  end
+  for _, k in ipairs(order) do redis.call('HDEL', k, unpack(groups[k])) end
+  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('ZREM', KEYS[2], unpack(members)) end
 end
 
 -- finish marks tickets ended; their records stay for the grace period so
@@ -52,16 +106,17 @@ end
 -- Purge first: deleting frees memory, so a Redis at maxmemory gets room back.
 local purge = redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', '(' .. ARGV[11], 'LIMIT', 0, maxscan)
 if #purge > 0 then
-  local recs = redis.call('HMGET', KEYS[4], unpack(purge))
-  for i, raw in ipairs(recs) do
-    if raw then
-      local who = decode(raw).i
-      if who and redis.call('HGET', KEYS[9], who) == purge[i] then
-        redis.call('HDEL', KEYS[9], who)
+  for _, m in ipairs(purge) do
+    local rec, k = load(base, KEYS[4], m)
+    if rec then
+      if rec.v == 2 then
+        vdrop(base, KEYS[6], rec.i, m)
+      elseif rec.i and redis.call('HGET', KEYS[9], rec.i) == m then
+        redis.call('HDEL', KEYS[9], rec.i)
       end
+      redis.call('HDEL', k, m)
     end
   end
-  redis.call('HDEL', KEYS[4], unpack(purge))
   redis.call('ZREM', KEYS[8], unpack(purge))
 end
 
@@ -72,12 +127,32 @@ if #expired > 0 then
   redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
 end
 
+-- The silent: from before, by the seen set's order; then the sweep.
 local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
+local total = redis.call('ZCARD', KEYS[1])
+if total > 0 then
+  local cursor = tonumber(redis.call('HGET', KEYS[6], 'sw')) or 0
+  if cursor >= total then cursor = 0 end
+  local batch = redis.call('ZRANGE', KEYS[1], cursor, cursor + maxscan - 1)
+  local seen = seen_of(batch)
+  local was = {}
+  for _, m in ipairs(gone) do was[m] = true end
+  local examined, dropped = 0, 0
+  for i, m in ipairs(batch) do
+    if #gone >= maxscan then break end
+    examined = i
+    if seen[i] and seen[i] < abandon_before and not was[m] then
+      gone[#gone + 1] = m
+      dropped = dropped + 1
+    end
+  end
+  redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
+end
 if #gone > 0 then
   for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
     if sc then removed[#removed + 1] = sc end -- positions
   end
-  redis.call('ZREM', KEYS[2], unpack(gone))
+  unseen(gone)
   redis.call('ZREM', KEYS[1], unpack(gone))
   finish(gone, 'abandoned')
 end
@@ -126,11 +201,10 @@ if not paused then
       members[#members + 1] = popped[i]
       removed[#removed + 1] = popped[i + 1] -- positions
     end
-    local seen = redis.call('ZMSCORE', KEYS[2], unpack(members))
-    redis.call('ZREM', KEYS[2], unpack(members))
+    local seen = seen_of(members)
+    unseen(members)
     for i, m in ipairs(members) do
-      local seq = tonumber(popped[2 * i]) -- its score in the line
-      local seen_at = tonumber(seen[i])
+      local seen_at = seen[i]
       if seen_at and seen_at < abandon_before then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
