@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 
@@ -77,5 +80,36 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	}
 	if lp.remembered("r", queue.Ticket{ID: "t3", State: queue.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
 		t.Fatal("an admitted ticket was kept for the view")
+	}
+}
+
+// aliveLog is a fake aliveWriter that records each call's ids.
+type aliveLog struct{ calls [][]string }
+
+func (a *aliveLog) Alive(_ context.Context, _ string, ids []string) error {
+	a.calls = append(a.calls, ids)
+	return nil
+}
+
+// TestSignOfLifeGoesInSeqOrder: the batched sign of life names its tickets
+// in seq order, so the store's calls of consecutive ids each touch a few
+// buckets of consecutive seqs rather than every bucket of the line.
+func TestSignOfLifeGoesInSeqOrder(t *testing.T) {
+	w := &aliveLog{}
+	lp := newLocalPositions(&staleView{pos: 1}, w, slog.Default())
+	now := time.Now()
+	var want []string
+	for i := range 300 {
+		id := fmt.Sprintf("%012d%020x", (i*7919)%1000+1, i) // seqs out of order
+		want = append(want, id)
+		lp.remember("r", []queue.Ticket{{ID: id, State: queue.StateWaiting, Score: float64(i)}}, 0, now)
+		if _, ok := lp.local("r", id, now); !ok {
+			t.Fatalf("%s not served from the view", id)
+		}
+	}
+	lp.flush(context.Background(), now)
+	slices.Sort(want)
+	if len(w.calls) != 1 || !slices.Equal(w.calls[0], want) {
+		t.Fatalf("sign of life: %d calls, first %v..., want one call of the %d ids in order", len(w.calls), w.calls[0][:3], len(want))
 	}
 }
