@@ -123,40 +123,54 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 	return out, nil
 }
 
-// pushFirst is a push connection's first message. While degraded it is the
-// bypassed answer, without asking Redis: the page then moves to the accept
-// page over the connection it opened.
-func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, v queue.View, err error) {
+// pushFirst is a push connection's first message, and the ticket it was
+// read from (none while degraded). While degraded it is the bypassed
+// answer, without asking Redis: the page then moves to the accept page over
+// the connection it opened.
+func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, t queue.Ticket, v queue.View, err error) {
 	if deg.Degraded() {
 		if room, err = roomParam(c); err != nil {
-			return "", "", v, err
+			return "", "", t, v, err
 		}
 		id = c.Param("ticket")
 		if !hexid.Valid(id) {
-			return "", "", v, errTicketNotFound
+			return "", "", t, v, errTicketNotFound
 		}
 		v, err = bypassed(line, room, id)
-		return room, id, v, err
+		return room, id, t, v, err
 	}
 	t, s, err := ownTicket(c, line, ids)
 	if err != nil {
-		return "", "", v, err
+		return "", "", t, v, err
 	}
 	v, err = line.View(t, &s)
-	return t.Room, t.ID, v, err
+	return t.Room, t.ID, t, v, err
 }
 
 // handlePush: GET /api/rooms/:room/tickets/:ticket/ws and …/events. Same
 // visitor check as the status endpoint; the first message is sent at once.
-func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hub, sse bool) echo.HandlerFunc {
+// A waiting ticket read for it is kept in local (when not nil), and the hub
+// told that the message is current: the ticket's next update then comes at
+// its tier slot from this server's view of the line, without reading the
+// store a second time.
+func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hub, local *localPositions, sse bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		room, id, v, err := pushFirst(c, line, ids, deg)
+		mark := hub.NoticeMark()
+		var gen int64
+		if local != nil {
+			gen = local.gen.Load()
+		}
+		room, id, t, v, err := pushFirst(c, line, ids, deg)
 		if err != nil {
 			return err
 		}
-		first, err := json.Marshal(v)
+		u, err := pushUpdate(id, v)
 		if err != nil {
 			return err
+		}
+		first := push.First{Payload: u.Payload}
+		if local != nil && t.ID == id && local.remembered(room, t, gen, time.Now()) {
+			first.State, first.Interval, first.Mark = u.State, u.Interval, mark
 		}
 		serve := hub.ServeWS
 		if sse {

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"log/slog"
+	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -48,6 +50,11 @@ type localPositions struct {
 	mu      sync.Mutex
 	known   map[string]map[string]*knownTicket // room -> ticket
 	pending map[string]map[string]struct{}     // room -> tickets alive since the last write
+	// roomStale is the generation of each room's last change (forgetRoom),
+	// so a read of a ticket not yet known that started before it is not
+	// kept; entries older than the last flush but one are dropped.
+	roomStale map[string]int64
+	flushed   int64 // the generation at the last flush
 }
 
 type knownTicket struct {
@@ -63,7 +70,8 @@ type knownTicket struct {
 
 func newLocalPositions(pos positionSource, alive aliveWriter, log *slog.Logger) *localPositions {
 	return &localPositions{pos: pos, alive: alive, log: log,
-		known: map[string]map[string]*knownTicket{}, pending: map[string]map[string]struct{}{}}
+		known: map[string]map[string]*knownTicket{}, pending: map[string]map[string]struct{}{},
+		roomStale: map[string]int64{}}
 }
 
 // local returns the ticket's update from the view, or false when the store
@@ -108,7 +116,7 @@ func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, no
 	}
 	for _, t := range ts {
 		k := m[t.ID]
-		if k != nil && k.stale > gen {
+		if k != nil && k.stale > gen || lp.roomStale[room] > gen {
 			continue // invalidated while this read was on its way
 		}
 		best := t.Position
@@ -120,19 +128,41 @@ func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, no
 	}
 }
 
-// forget makes the tickets' next update a store read: an admission was heard.
+// remembered keeps a waiting ticket a connection's first message was read
+// from (before which gen was taken), and reports whether it did: not when
+// the ticket or its room changed since gen, nor when it does not wait.
+func (lp *localPositions) remembered(room string, t queue.Ticket, gen int64, now time.Time) bool {
+	if t.State != queue.StateWaiting || math.IsNaN(t.Score) {
+		return false
+	}
+	lp.pos.Watch(room) // followed before its first update is due
+	lp.remember(room, []queue.Ticket{t}, gen, now)
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	k := lp.known[room][t.ID]
+	return k != nil && !k.invalid && k.stale <= gen && lp.roomStale[room] <= gen
+}
+
+// forget makes the tickets' next update a store read: an admission was
+// heard. A ticket not known yet is marked too (until it goes idle), so a
+// read of it that started before this is not kept.
 func (lp *localPositions) forget(room string, ids []string) {
 	g := lp.gen.Add(1)
+	now := time.Now()
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
 	m := lp.known[room]
 	if m == nil {
-		return
+		m = map[string]*knownTicket{}
+		lp.known[room] = m
 	}
 	for _, id := range ids {
-		if k := m[id]; k != nil {
-			k.invalid, k.stale = true, g
+		k := m[id]
+		if k == nil {
+			k = &knownTicket{used: now}
+			m[id] = k
 		}
+		k.invalid, k.stale = true, g
 	}
 }
 
@@ -145,6 +175,7 @@ func (lp *localPositions) forgetRoom(room string) {
 	for _, k := range lp.known[room] {
 		k.invalid, k.stale = true, g
 	}
+	lp.roomStale[room] = g
 }
 
 // run writes the sign of life of the tickets served from the view, one
@@ -166,6 +197,14 @@ func (lp *localPositions) flush(ctx context.Context, now time.Time) {
 	lp.mu.Lock()
 	pending := lp.pending
 	lp.pending = map[string]map[string]struct{}{}
+	// A room's change is kept for one to two flush intervals: longer than
+	// a store read takes (its timeouts are far shorter).
+	for room, g := range lp.roomStale {
+		if g <= lp.flushed {
+			delete(lp.roomStale, room)
+		}
+	}
+	lp.flushed = lp.gen.Load()
 	for room, m := range lp.known {
 		for id, k := range m {
 			if now.Sub(k.used) > knownIdle {
@@ -182,6 +221,11 @@ func (lp *localPositions) flush(ctx context.Context, now time.Time) {
 		for id := range set {
 			ids = append(ids, id)
 		}
+		// In seq order (an id begins with its zero-padded seq): the store
+		// keeps signs of life in buckets of consecutive seqs and writes each
+		// bucket an id falls in once per call of up to 1,000 ids, so ids in
+		// map order made every call touch nearly every bucket of the line.
+		slices.Sort(ids)
 		if err := lp.alive.Alive(ctx, room, ids); err != nil && ctx.Err() == nil {
 			lp.log.Warn("push: sign of life", "room", room, "tickets", len(ids), "err", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -16,45 +17,57 @@ import (
 )
 
 // storeWatch counts what the server asks Redis: per-waiter status reads
-// (StatusMany's pipeline, one ZMSCORE each) and the batched sign of life
-// (ZADD … XX), remembering the last time written for each ticket.
+// (the status script, alone or in StatusMany's pipeline) and the batched
+// sign of life (the alive script: KEYS seen and the key base, ARGV now and
+// the members), remembering the last time written for each ticket.
 type storeWatch struct {
 	mu      sync.Mutex
-	reads   int
-	aliveAt map[string]string // ticket -> last seen score written by a batched ZADD XX
+	reads   statusReads
+	aliveAt map[string]float64 // ticket -> last sign of life (ms) written by a batched call
 	batches int
+}
+
+func (w *storeWatch) see(cmds ...redis.Cmder) {
+	w.reads.count(cmds...)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range cmds {
+		a := c.Args()
+		name := strings.ToLower(fmt.Sprint(a[0]))
+		if (name == "evalsha" || name == "eval") && len(a) > 5 && fmt.Sprint(a[2]) == "2" &&
+			strings.HasSuffix(fmt.Sprint(a[3]), ":seen") {
+			w.batches++
+			at, err := strconv.ParseFloat(fmt.Sprint(a[5]), 64)
+			if err != nil {
+				continue
+			}
+			for _, m := range a[6:] {
+				w.aliveAt[fmt.Sprint(m)] = at
+			}
+		}
+	}
 }
 
 func (w *storeWatch) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (w *storeWatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return next
+	return func(ctx context.Context, c redis.Cmder) error {
+		err := next(ctx, c)
+		w.see(c)
+		return err
+	}
 }
 func (w *storeWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		w.mu.Lock()
-		for _, c := range cmds {
-			args := c.Args()
-			switch strings.ToLower(fmt.Sprint(args[0])) {
-			case "zmscore":
-				w.reads++
-			case "zadd":
-				if len(args) > 2 && strings.EqualFold(fmt.Sprint(args[2]), "xx") {
-					w.batches++
-					for i := 3; i+1 < len(args); i += 2 {
-						w.aliveAt[fmt.Sprint(args[i+1])] = fmt.Sprint(args[i])
-					}
-				}
-			}
-		}
-		w.mu.Unlock()
-		return next(ctx, cmds)
+		err := next(ctx, cmds)
+		w.see(cmds...)
+		return err
 	}
 }
 
-func (w *storeWatch) state(id string) (reads int, alive string) {
+func (w *storeWatch) state(id string) (reads int, alive float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.reads, w.aliveAt[id]
+	return w.reads.get(), w.aliveAt[id]
 }
 
 // await polls cond until it holds, failing after a generous bound.
@@ -74,7 +87,7 @@ func await(t *testing.T, what string, cond func() bool) {
 // after the timeout, and the one behind it hears its new position, still
 // without a read.
 func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
-	w := &storeWatch{aliveAt: map[string]string{}}
+	w := &storeWatch{aliveAt: map[string]float64{}}
 	rdb := redistest.Shared(t).Client(t)
 	rdb.AddHook(w)
 	e := newEnvWith(t, rdb)
@@ -106,7 +119,7 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	}
 
 	// Time passes on the line's clock; the open socket's sign of life follows.
-	at := func() string { return fmt.Sprint(float64(e.clock.Now().UnixMilli())) }
+	at := func() float64 { return float64(e.clock.Now().UnixMilli()) }
 	e.clock.Advance(15 * time.Second)
 	want := at()
 	await(t, "the first batched sign of life", func() bool { _, a := w.state(staysID); return a == want })
@@ -137,5 +150,86 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	st, _ := e.line.Stats(ctx, "sale", e.clock.Now())
 	if st.Waiting != 1 || st.AbandonedTotal != 1 {
 		t.Fatalf("waiting %d, abandoned %d: want the open one waiting, the closed one abandoned", st.Waiting, st.AbandonedTotal)
+	}
+}
+
+// statusReads counts the status script's runs (one ticket read), alone or
+// in StatusMany's pipeline: an EVAL or EVALSHA whose keys begin with the
+// room's tickets, line and seen keys. (An EVALSHA refused with NOSCRIPT,
+// followed by the EVAL of the same read, counts twice: load the script first.)
+type statusReads struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (w *statusReads) count(cmds ...redis.Cmder) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range cmds {
+		a := c.Args()
+		name := strings.ToLower(fmt.Sprint(a[0]))
+		if (name == "evalsha" || name == "eval") && len(a) > 5 &&
+			strings.HasSuffix(fmt.Sprint(a[3]), ":tickets") && strings.HasSuffix(fmt.Sprint(a[4]), ":q") &&
+			strings.HasSuffix(fmt.Sprint(a[5]), ":seen") {
+			w.n++
+		}
+	}
+}
+
+func (w *statusReads) get() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.n
+}
+
+func (w *statusReads) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (w *statusReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, c redis.Cmder) error {
+		err := next(ctx, c)
+		w.count(c)
+		return err
+	}
+}
+func (w *statusReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		err := next(ctx, cmds)
+		w.count(cmds...)
+		return err
+	}
+}
+
+// TestAConnectionsFirstReadIsNotRepeated: opening a WebSocket reads the
+// waiter's ticket once, for the first message; the hub's first update of
+// it comes at its tier slot from the server's view of the line, not from a
+// second read right after the first (two reads per connection doubled the
+// store's work for every waiter that connects or reconnects).
+func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
+	w := &statusReads{}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(w)
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	go func() { _ = e.srv.Run(ctx) }()
+	e.putRoom("sale", `{"paused": true, "tiers": [{"max_position": null, "interval_ms": 500}]}`)
+
+	b := e.browser()
+	id := e.do(b, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	e.do(b, "GET", "/api/rooms/sale/tickets/"+id, "") // loads the status script
+	before := w.get()
+	fetches := e.srv.PushStats().Fetches
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
+		&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if m := readTicket(t, ctx, ws); m["position"] != 1.0 {
+		t.Fatalf("first message: %v", m)
+	}
+	// Three of the hub's fetches of the ticket (every 500 ms), then count.
+	await(t, "three updates of the open socket", func() bool { return e.srv.PushStats().Fetches >= fetches+3 })
+	if got := w.get() - before; got != 1 {
+		t.Fatalf("%d status reads for one connection and three updates, want 1 (the first message's)", got)
 	}
 }

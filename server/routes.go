@@ -79,8 +79,8 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, "/api/rooms/:room/challenge", handleChallenge(line, ids, work), nil, "a proof-of-work challenge"},
 		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg), nil, "a ticket's state"},
 		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg), nil, "leave the line"},
-		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, false), nil, "a ticket's updates over WebSocket"},
-		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, true), nil, "a ticket's updates over SSE"},
+		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.local, false), nil, "a ticket's updates over WebSocket"},
+		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.local, true), nil, "a ticket's updates over SSE"},
 		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work), nil, "the waiting page"},
 
 		// Visitors in degraded mode (with an outbox).
@@ -96,8 +96,8 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, "/api/rooms/:room/embed/challenge", handleChallenge(line, eids, work), nil, "a challenge, from the embed"},
 		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg), nil, "a ticket's state, from the embed"},
 		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg), nil, "leave, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, false), nil, "updates over WebSocket, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, true), nil, "updates over SSE, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, s.local, false), nil, "updates over WebSocket, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, s.local, true), nil, "updates over SSE, from the embed"},
 		{get, embedSDKPath, handleEmbedSDK(), nil, "the embed SDK at its stable URL"},
 
 		// Checkout.

@@ -382,7 +382,7 @@ func run(ctx context.Context, c config, log io.Writer) ([]*report, error) {
 	var before procStat
 	if len(c.ServerPIDs) > 0 {
 		var err error
-		if before, err = readProcs(c.ServerPIDs, true); err != nil {
+		if before, err = readProcs(c.ServerPIDs, true, true); err != nil {
 			return nil, fmt.Errorf("--server-pid: %w", err)
 		}
 	}
@@ -486,7 +486,7 @@ ramp:
 	var srv0 procStat
 	var rd0 redisInfo
 	if len(c.ServerPIDs) > 0 {
-		srv0, _ = readProcs(c.ServerPIDs, false)
+		srv0, _ = readProcs(c.ServerPIDs, false, true)
 	}
 	goWin, goWinErr := fetchGoMems(ctx, c.URLs)
 	if goWinErr != nil {
@@ -498,7 +498,7 @@ ramp:
 			fmt.Fprintln(log, "wsload:", err)
 		}
 	}
-	cli0, _ := readProc(os.Getpid())
+	cli0, _ := readProc(os.Getpid(), true)
 	rep.OpenAtWindow = l.open.Load()
 	samp.startWindow()
 	w0 := time.Now()
@@ -549,7 +549,7 @@ ramp:
 	var srv1 procStat
 	var rd1 redisInfo
 	if len(c.ServerPIDs) > 0 {
-		srv1, _ = readProcs(c.ServerPIDs, false)
+		srv1, _ = readProcs(c.ServerPIDs, false, true)
 	}
 	if c.RedisAddr != "" && rd0.Fields != nil {
 		var err error
@@ -557,7 +557,7 @@ ramp:
 			fmt.Fprintln(log, "wsload:", err)
 		}
 	}
-	cli1, _ := readProc(os.Getpid())
+	cli1, _ := readProc(os.Getpid(), true)
 	l.wmu.Lock()
 	ws := make([]*waiter, 0, len(l.waiters))
 	for w := range l.waiters {
@@ -903,8 +903,9 @@ func sleepCtx(ctx context.Context, d time.Duration) {
 // sampler reads the server's and this process's memory and the open counts
 // once a second.
 type sampler struct {
-	l    *loader
-	pids []int
+	l     *loader
+	pids  []int
+	ticks atomic.Int64 // samples taken; the servers' fds are counted every tenth
 
 	mu             sync.Mutex
 	inWindow       bool
@@ -965,12 +966,13 @@ func (s *sampler) loop(ctx context.Context) {
 }
 
 func (s *sampler) sample() {
+	tick := s.ticks.Add(1)
 	open, waiting := s.l.open.Load(), s.l.waiting.Load()
 	var srv procStat
 	if len(s.pids) > 0 {
-		srv, _ = readProcs(s.pids, false)
+		srv, _ = readProcs(s.pids, false, tick%10 == 1)
 	}
-	cli, _ := readProc(os.Getpid())
+	cli, _ := readProc(os.Getpid(), false)
 	g := runtime.NumGoroutine()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -81,9 +81,11 @@ type procStat struct {
 	FDs     int     // open file descriptors
 }
 
-// readProc reads /proc/<pid>/status, /proc/<pid>/stat and counts
-// /proc/<pid>/fd.
-func readProc(pid int) (procStat, error) {
+// readProc reads /proc/<pid>/status, /proc/<pid>/stat and, with fds set,
+// counts /proc/<pid>/fd: listing tens of thousands of descriptors costs the
+// kernel a noticeable share of a core, so the once-a-second sampler counts
+// only now and then.
+func readProc(pid int, fds bool) (procStat, error) {
 	var s procStat
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -115,6 +117,9 @@ func readProc(pid int) (procStat, error) {
 	s.CPU, err = parseStatCPU(string(stat))
 	if err != nil {
 		return s, err
+	}
+	if !fds {
+		return s, nil
 	}
 	if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 		s.FDs = len(ents)
@@ -237,10 +242,10 @@ func parseRedisInfo(body string) redisInfo {
 // readProcs sums readProc over several servers. With all set, any failure
 // is an error; otherwise a server that is gone (killed on purpose) counts
 // as nothing.
-func readProcs(pids []int, all bool) (procStat, error) {
+func readProcs(pids []int, all, fds bool) (procStat, error) {
 	var sum procStat
 	for _, pid := range pids {
-		s, err := readProc(pid)
+		s, err := readProc(pid, fds)
 		if err != nil {
 			if all {
 				return sum, err

@@ -409,3 +409,36 @@ func testAliveKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {
 		t.Fatalf("rate %v (%v), want the status's", rate, err)
 	}
 }
+
+// testStatusGivesTheWaitersScore: the one-ticket read (a push connection's
+// first message) gives a waiter's score as the batched read does, so the
+// server can answer its later updates from the change log without reading
+// it again; the view puts that score at the store's position.
+func testStatusGivesTheWaitersScore(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
+	ctx := context.Background()
+	var ids []string
+	var tks []queue.Ticket
+	for i := range 3 {
+		tk := f.enter(t, "sale", fmt.Sprintf("v:score-%d", i))
+		ids, tks = append(ids, tk.ID), append(tks, tk)
+	}
+	v := queue.NewRoomView(f.store, "sale")
+	if err := v.Resync(ctx); err != nil {
+		t.Fatal(err)
+	}
+	many, _, err := f.line.StatusMany(ctx, "sale", ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tk := range tks {
+		one := f.status(t, "sale", tk)
+		if one.State != queue.StateWaiting || one.Score != many[i].Score {
+			t.Fatalf("%s: Status gives %s score %v, StatusMany score %v", tk.Identity, one.State, one.Score, many[i].Score)
+		}
+		if pos, _, ok := v.Position(one.Score); !ok || pos != one.Position || pos != int64(i+1) {
+			t.Fatalf("%s: view gives %d (ok %v) for score %v, store %d", tk.Identity, pos, ok, one.Score, one.Position)
+		}
+	}
+}

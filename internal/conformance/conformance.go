@@ -83,6 +83,7 @@ var cases = []struct {
 	{"LogEntriesAreOnePerOperation", testLogEntriesAreOnePerOperation},
 	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
 	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
+	{"StatusGivesTheWaitersScore", testStatusGivesTheWaitersScore},
 	{"AbandonSweepReachesALongLine", testAbandonSweepReachesALongLine},
 }
 

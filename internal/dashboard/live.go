@@ -231,7 +231,7 @@ func (d *Dashboard) handleLive(sse bool) echo.HandlerFunc {
 		if sse {
 			serve = d.hub.ServeSSE
 		}
-		err = serve(c.Response(), c.Request(), key, key, data)
+		err = serve(c.Response(), c.Request(), key, key, push.First{Payload: data})
 		if err != nil && !errors.Is(err, push.ErrClosed) && !errors.Is(err, push.ErrSlow) {
 			d.log.Debug("dashboard: live stream ended", "key", key, "err", err)
 		}

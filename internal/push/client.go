@@ -85,11 +85,14 @@ func (c *client) wake(h *Hub) {
 
 // drain writes until nothing is left, then exits. A message queued after
 // the last look but before writing was cleared is caught by the re-check.
+// A kicked client writes nothing more: what is left in its queue (or a
+// keep-alive asked for) stays unwritten, and the writer exits rather than
+// look at it again and again.
 func (c *client) drain(h *Hub) {
 	for {
 		c.flush(h)
 		c.writing.Store(false)
-		if len(c.queue) == 0 && !c.pingDue.Load() || !c.writing.CompareAndSwap(false, true) {
+		if c.kicked() || len(c.queue) == 0 && !c.pingDue.Load() || !c.writing.CompareAndSwap(false, true) {
 			return
 		}
 	}

@@ -18,7 +18,9 @@ func TestSlowClientIsDroppedWithoutBlockingOthers(t *testing.T) {
 
 	slow := newBlockingTransport()
 	served := make(chan error, 1)
-	go func() { served <- e.hub.serve(context.Background(), slow, "r", "slow", []byte(firstPayload("slow"))) }()
+	go func() {
+		served <- e.hub.serve(context.Background(), slow, "r", "slow", First{Payload: []byte(firstPayload("slow"))})
+	}()
 	select {
 	case <-slow.writing: // the writer is now stuck on the first message
 	case <-time.After(wait):
@@ -93,5 +95,50 @@ func TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers(t *testing.T) {
 	e.step()
 	if got := fast.next(); !strings.HasPrefix(got, `{"ticket":"fast"`) {
 		t.Fatalf("fast after the drop: %s", got)
+	}
+}
+
+// TestWriterOfAKickedClientExits: a connection that ended with a message
+// still queued (the peer left right after an update was queued) or a
+// keep-alive asked for must not keep a writer goroutine: before the fix,
+// drain found the queue non-empty after each flush that refused to write,
+// and spun on a core for as long as the process ran.
+func TestWriterOfAKickedClientExits(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		queued bool
+		ping   bool
+	}{{"message queued", true, false}, {"keep-alive due", false, true}, {"both", true, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := NewHub(idleFetcher{}, Options{})
+			tr := newBlockingTransport()
+			c := newClient(tr, "r", "t", 4)
+			c.kick(websocket.StatusNormalClosure, "", nil)
+			if tc.queued {
+				c.queue <- []byte("left over")
+			}
+			if tc.ping {
+				c.pingDue.Store(true)
+			}
+			done := make(chan struct{})
+			c.writing.Store(true) // as wake does before starting drain
+			go func() {
+				defer close(done)
+				c.drain(h)
+			}()
+			select {
+			case <-done:
+			case <-time.After(wait):
+				t.Fatal("the writer of a kicked client did not exit")
+			}
+			select {
+			case msg := <-tr.writing:
+				t.Errorf("a kicked client wrote %q", msg)
+			default:
+			}
+			if c.writing.Load() {
+				t.Error("writing still set after the writer exited")
+			}
+		})
 	}
 }

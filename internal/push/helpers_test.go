@@ -88,6 +88,9 @@ type env struct {
 	srv    *httptest.Server
 	ticks  chan struct{}
 	served chan error // how each connection ended
+	// first, when set, makes each connection's first message (default: a
+	// payload alone); set it before dialing.
+	first func(ticket string) First
 }
 
 // newEnv starts a hub on a fake clock behind a real HTTP server. setup, if
@@ -112,11 +115,15 @@ func newEnv(t *testing.T, o Options, fn func(string, string, int, time.Time) Upd
 
 	// served gets what a connection ended with: ServeWS's or ServeSSE's
 	// error, or else what the Hold learnt when the connection was over.
-	serve := func(fn func(http.ResponseWriter, *http.Request, string, string, []byte) error) http.HandlerFunc {
+	serve := func(fn func(http.ResponseWriter, *http.Request, string, string, First) error) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			id := r.PathValue("ticket")
 			ctx, finish := Hold(r.Context(), e.done)
-			if err := fn(w, r.WithContext(ctx), r.PathValue("room"), id, []byte(firstPayload(id))); err != nil {
+			first := First{Payload: []byte(firstPayload(id))}
+			if e.first != nil {
+				first = e.first(id)
+			}
+			if err := fn(w, r.WithContext(ctx), r.PathValue("room"), id, first); err != nil {
 				e.done(err)
 				return
 			}

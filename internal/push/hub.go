@@ -45,6 +45,19 @@ type Update struct {
 	Payload  []byte        // the ticket JSON sent to the client; shared by every connection, never modified after
 }
 
+// First is a connection's first message, sent at once. When it carries
+// the ticket's waiting state and tier interval from a read that started
+// after Mark (NoticeMark), the hub takes it as the ticket's current view
+// and fetches the ticket first at its tier slot, not at the next tick: the
+// read is not repeated. A notice (Notify, NotifyRoom) posted since Mark may
+// have overtaken the read, and the ticket is then fetched at the next tick.
+type First struct {
+	Payload  []byte
+	State    vocab.State   // "" or a state other than waiting: schedule as unknown
+	Interval time.Duration // the tier interval of the position in Payload
+	Mark     uint64        // from NoticeMark, taken before the read; 0: none
+}
+
 // Fetcher reads many tickets of one room in ONE round trip (a Redis
 // pipeline); it also marks them alive. The hub calls it from one goroutine
 // per room at a time, but different rooms may be fetched concurrently.
@@ -121,6 +134,8 @@ type Hub struct {
 	wg     sync.WaitGroup // one per registered connection, so Close can wait for them
 
 	sent, slow, fetches, fetchErrors atomic.Uint64
+	// noticed counts the notices posted, for NoticeMark.
+	noticed atomic.Uint64
 
 	onTick func() // test hook: called after each tick's fetches were applied
 }
@@ -137,6 +152,9 @@ type ticket struct {
 	interval time.Duration
 	next     time.Time // due for a fetch from then on; zero until the first fetch
 	force    bool      // Notify could not queue: fetch and push at the next tick
+	// pingAt is the earliest keep-alive due among clients (zero: none yet),
+	// so a tick looks at a ticket's connections only when one is due.
+	pingAt time.Time
 }
 
 // NewHub returns a hub; start its loop with Run.
@@ -154,9 +172,13 @@ func NewHub(f Fetcher, o Options) *Hub {
 	}
 }
 
+// NoticeMark marks this moment for First.Mark: a first message read after
+// it is current unless a notice was posted since.
+func (h *Hub) NoticeMark() uint64 { return h.noticed.Load() + 1 }
+
 // register adds c and queues first ahead of any update; from then on the
 // hub writes to it. It fails once the hub is closed.
-func (h *Hub) register(c *client, first []byte) bool {
+func (h *Hub) register(c *client, first First) bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
@@ -167,17 +189,25 @@ func (h *Hub) register(c *client, first []byte) bool {
 		r = &room{tickets: make(map[string]*ticket)}
 		h.rooms[c.room] = r
 	}
+	now := h.clock.Now()
 	t := r.tickets[c.ticket]
 	if t == nil {
 		t = &ticket{clients: make(map[*client]struct{})}
 		r.tickets[c.ticket] = t
+		// Read after the last notice: current until its tier slot.
+		if first.State == StateWaiting && first.Mark != 0 && first.Mark == h.NoticeMark() {
+			t.state, t.interval = first.State, first.Interval
+			t.next = now.Add(h.slot(t))
+		}
 	}
 	t.clients[c] = struct{}{}
-	now := h.clock.Now()
 	c.pingAt = now.Add(h.o.PingInterval)
-	if len(first) > 0 {
-		c.queue <- first // fresh queue, capacity >= 1
-		c.lastSent = first
+	if t.pingAt.IsZero() || c.pingAt.Before(t.pingAt) {
+		t.pingAt = c.pingAt
+	}
+	if len(first.Payload) > 0 {
+		c.queue <- first.Payload // fresh queue, capacity >= 1
+		c.lastSent = first.Payload
 		c.lastSentAt = now
 		c.wake(h)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 func TestFanOutOneTicketTwoTransports(t *testing.T) {
@@ -257,5 +258,57 @@ func TestCloseSendsGoingAway(t *testing.T) {
 	}
 	if err := e.servedResult(); !errors.Is(err, ErrClosed) {
 		t.Errorf("after Close: %v", err)
+	}
+}
+
+// TestACurrentFirstMessageIsNotFetchedAgain: a first message read after the
+// last notice carries the ticket's state and interval; the hub fetches the
+// ticket first at its tier slot, not at the next tick (which would repeat
+// the read the first message came from). A notice posted since the mark,
+// or a first message without a waiting state, is fetched at the next tick.
+func TestACurrentFirstMessageIsNotFetchedAgain(t *testing.T) {
+	const interval = 2 * time.Second
+	for _, tc := range []struct {
+		name        string
+		state       vocab.State
+		noticeSince bool
+		wantSteps   int // ticks until the first fetch of T
+	}{
+		{"current", StateWaiting, false, int(interval / (250 * time.Millisecond))},
+		{"a notice since the mark", StateWaiting, true, 1},
+		{"no state", "", false, 1},
+		{"admitted", StateAdmitted, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Options{}, waiting(interval), nil)
+			mark := e.hub.NoticeMark()
+			e.first = func(id string) First {
+				return First{Payload: []byte(firstPayload(id)), State: tc.state, Interval: interval, Mark: mark}
+			}
+			if tc.noticeSince {
+				e.hub.Notify("r", []string{"someone else"})
+			}
+			ws := e.dialWS("r", "T", nil)
+			if got := ws.next(); got != firstPayload("T") {
+				t.Fatalf("first = %s", got)
+			}
+			e.f.takeCalls()
+			for n := 1; ; n++ {
+				e.step()
+				fetched := false
+				for _, c := range e.f.takeCalls() {
+					fetched = fetched || slices.Contains(c.tickets, "T")
+				}
+				if fetched {
+					if n != tc.wantSteps {
+						t.Fatalf("first fetched at tick %d, want %d", n, tc.wantSteps)
+					}
+					return
+				}
+				if n >= tc.wantSteps {
+					t.Fatalf("not fetched by tick %d", n)
+				}
+			}
+		})
 	}
 }

@@ -90,11 +90,11 @@ func connMemory(b *testing.B, tr string, n int) connCost {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/ws/{ticket}", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("ticket")
-		_ = h.ServeWS(w, r, "r", id, []byte(firstPayload(id)))
+		_ = h.ServeWS(w, r, "r", id, First{Payload: []byte(firstPayload(id))})
 	})
 	mux.HandleFunc("/sse/{ticket}", func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("ticket")
-		_ = h.ServeSSE(w, r, "r", id, []byte(firstPayload(id)))
+		_ = h.ServeSSE(w, r, "r", id, First{Payload: []byte(firstPayload(id))})
 	})
 	srv := httptest.NewServer(mux)
 	ctx, cancel := context.WithCancel(context.Background())

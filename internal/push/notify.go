@@ -21,6 +21,7 @@ func (h *Hub) Notify(room string, tickets []string) {
 		return
 	}
 	n := notice{room: room, tickets: slices.Clone(tickets)}
+	h.noticed.Add(1)
 	select {
 	case h.notices <- n:
 	default:
@@ -32,6 +33,7 @@ func (h *Hub) Notify(room string, tickets []string) {
 // settings changed. It never waits for the hub's loop.
 func (h *Hub) NotifyRoom(room string) {
 	n := notice{room: room, all: true}
+	h.noticed.Add(1)
 	select {
 	case h.notices <- n:
 	default:

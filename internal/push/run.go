@@ -198,16 +198,24 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 }
 
 // keepAlive asks t's connections whose keep-alive is due for a ping (an SSE
-// comment). The hub's tick stands in for a timer per connection.
+// comment). The hub's tick stands in for a timer per connection; a ticket
+// none of whose connections is due costs one comparison.
 func (h *Hub) keepAlive(t *ticket, now time.Time) {
-	for c := range t.clients {
-		if now.Before(c.pingAt) {
-			continue
-		}
-		c.pingAt = now.Add(h.o.PingInterval)
-		c.pingDue.Store(true)
-		c.wake(h)
+	if now.Before(t.pingAt) {
+		return
 	}
+	var next time.Time
+	for c := range t.clients {
+		if !now.Before(c.pingAt) {
+			c.pingAt = now.Add(h.o.PingInterval)
+			c.pingDue.Store(true)
+			c.wake(h)
+		}
+		if next.IsZero() || c.pingAt.Before(next) {
+			next = c.pingAt
+		}
+	}
+	t.pingAt = next
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -29,7 +29,7 @@ const (
 
 // serve runs a connection whose watcher is the caller: it returns once ctx
 // ends (the peer went) or the client was kicked, and says why.
-func (h *Hub) serve(ctx context.Context, tr Transport, room, ticket string, first []byte) error {
+func (h *Hub) serve(ctx context.Context, tr Transport, room, ticket string, first First) error {
 	c := newClient(tr, room, ticket, h.o.SendQueue)
 	if !h.register(c, first) {
 		_ = tr.Close(websocket.StatusGoingAway, reasonShutdown)

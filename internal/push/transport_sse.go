@@ -76,7 +76,7 @@ func (t *sseTransport) write(ctx context.Context, p []byte) error {
 // ServeSSE returns at once, as ServeWS does (a Hold learns of the end);
 // otherwise (HTTP/2) it streams through the handler and returns nil when
 // the stream ended normally.
-func (h *Hub) ServeSSE(w http.ResponseWriter, r *http.Request, room, ticket string, first []byte) error {
+func (h *Hub) ServeSSE(w http.ResponseWriter, r *http.Request, room, ticket string, first First) error {
 	if _, ok := w.(http.Flusher); !ok {
 		http.Error(w, "streaming unsupported", http.StatusInternalServerError)
 		return errors.New("push: serve sse: response writer cannot flush")

@@ -76,7 +76,7 @@ func (t *sseConn) Close(websocket.StatusCode, string) error {
 // serveSSEConn answers the request itself over the hijacked connection and
 // hands it to the hub; ok is false when the connection cannot be hijacked
 // (HTTP/2, HTTP/1.0), and the caller streams through the handler instead.
-func (h *Hub) serveSSEConn(w http.ResponseWriter, r *http.Request, room, ticket string, first []byte) (ok bool, err error) {
+func (h *Hub) serveSSEConn(w http.ResponseWriter, r *http.Request, room, ticket string, first First) (ok bool, err error) {
 	if r.ProtoMajor != 1 || r.ProtoMinor != 1 {
 		return false, nil
 	}

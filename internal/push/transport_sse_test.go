@@ -84,7 +84,7 @@ func TestSSEOverHTTP2StreamsThroughTheHandler(t *testing.T) {
 	h := NewHub(idleFetcher{}, Options{Logger: slog.New(slog.DiscardHandler)})
 	served := make(chan error, 1)
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		served <- h.ServeSSE(w, r, "r", "T", []byte(firstPayload("T")))
+		served <- h.ServeSSE(w, r, "r", "T", First{Payload: []byte(firstPayload("T"))})
 	}))
 	srv.EnableHTTP2 = true
 	srv.StartTLS()

@@ -45,7 +45,7 @@ func (t *wsTransport) Close(code websocket.StatusCode, reason string) error {
 // The handler's goroutine and request are not kept; a Hold on the request
 // learns when the connection ends. Origin checks are the caller's job,
 // through Options.WSAccept.
-func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, room, ticket string, first []byte) error {
+func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, room, ticket string, first First) error {
 	if h.isClosed() {
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return ErrClosed

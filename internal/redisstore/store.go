@@ -184,7 +184,21 @@ func (s *Store) Status(ctx context.Context, room string, _ *queue.Settings, id, 
 	if err != nil {
 		return queue.Ticket{}, fail("status", err)
 	}
-	return decodeStatus(room, id, res, now)
+	t, err := decodeStatus(room, id, res, now)
+	t.Score = statusScore(res)
+	return t, err
+}
+
+// statusScore is a waiter's score from status.lua's answer, for its local
+// position (queue.Positions); NaN when the ticket is not in the line. A
+// score never changes while the ticket waits.
+func statusScore(res []any) float64 {
+	if len(res) == 5 && res[4] != nil {
+		if f, err := strconv.ParseFloat(fmt.Sprint(res[4]), 64); err == nil {
+			return f
+		}
+	}
+	return math.NaN()
 }
 
 func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, ids []string, now time.Time) ([]queue.Ticket, error) {
@@ -222,14 +236,7 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		if out[i], err = decodeStatus(room, ids[i], res, now); err != nil {
 			return nil, err
 		}
-		// A waiter's score, for its local position (queue.Positions); a
-		// score never changes while the ticket waits.
-		out[i].Score = math.NaN() // not in q: no local position
-		if len(res) == 5 && res[4] != nil {
-			if f, err := strconv.ParseFloat(fmt.Sprint(res[4]), 64); err == nil {
-				out[i].Score = f
-			}
-		}
+		out[i].Score = statusScore(res)
 	}
 	return out, nil
 }
