@@ -18,8 +18,8 @@ import (
 
 // storeWatch counts what the server asks Redis: per-waiter status reads
 // (the status script, alone or in StatusMany's pipeline) and the batched
-// sign of life (the alive script: KEYS seen and the key base, ARGV now and
-// the members), remembering the last time written for each ticket.
+// sign of life (the alive script: its first KEY is seen, its ARGV the time
+// and the members), remembering the last time written for each ticket.
 type storeWatch struct {
 	mu      sync.Mutex
 	reads   statusReads
@@ -34,16 +34,20 @@ func (w *storeWatch) see(cmds ...redis.Cmder) {
 	for _, c := range cmds {
 		a := c.Args()
 		name := strings.ToLower(fmt.Sprint(a[0]))
-		if (name == "evalsha" || name == "eval") && len(a) > 5 && fmt.Sprint(a[2]) == "2" &&
-			strings.HasSuffix(fmt.Sprint(a[3]), ":seen") {
-			w.batches++
-			at, err := strconv.ParseFloat(fmt.Sprint(a[5]), 64)
-			if err != nil {
-				continue
-			}
-			for _, m := range a[6:] {
-				w.aliveAt[fmt.Sprint(m)] = at
-			}
+		if name != "evalsha" && name != "eval" || len(a) < 4 || !strings.HasSuffix(fmt.Sprint(a[3]), ":seen") {
+			continue
+		}
+		nkeys, err := strconv.Atoi(fmt.Sprint(a[2]))
+		if err != nil || len(a) <= 3+nkeys {
+			continue
+		}
+		w.batches++
+		at, err := strconv.ParseFloat(fmt.Sprint(a[3+nkeys]), 64)
+		if err != nil {
+			continue
+		}
+		for _, m := range a[4+nkeys:] {
+			w.aliveAt[fmt.Sprint(m)] = at
 		}
 	}
 }
