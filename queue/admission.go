@@ -258,7 +258,8 @@ func (a *Admitter) Admitting() int { return int(a.admitting.Load()) }
 // Redis restarted without persistence comes back empty with a new epoch:
 // then every room this server knew is put back (a room deleted by an
 // operator leaves the epoch alone, so it stays deleted). It reports whether
-// rooms were restored, and whether the epoch could be read at all.
+// rooms were restored, and whether the epoch is known: read, and every lost
+// room put back.
 func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 	e, err := a.line.store.Epoch(ctx)
 	if err != nil {
@@ -266,18 +267,32 @@ func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	lost := a.epoch != "" && e != a.epoch
-	a.epoch = e
-	a.line.sawEpoch(e)
-	if !lost {
+	if a.epoch == "" || e == a.epoch {
+		a.epoch = e
+		a.line.sawEpoch(e)
 		return false, true
 	}
+	failed := false
 	for room, s := range a.line.cachedRooms() {
-		if ok, err := a.line.store.RestoreRoom(ctx, room, s, a.line.clock.Now()); err == nil && ok {
+		ok, err := a.line.store.RestoreRoom(ctx, room, s, a.line.clock.Now())
+		if err != nil {
+			failed = true
+			a.line.log.Warn("admission: restore room", "room", room, "err", err)
+			continue
+		}
+		if ok {
 			a.line.log.Warn("admission: Redis lost its data; restored a room from this server's copy, its capacity held until entry tokens from before have expired",
 				"room", room, "held_for", time.Duration(s.JitterMS)*time.Millisecond+time.Duration(s.SessionTTLS)*time.Second)
 		}
 	}
+	if failed {
+		// The new epoch stays unseen, so the next check tries again (a room
+		// put back already is left as it is); unknown, so no loop stops for
+		// a room the empty Redis does not list yet.
+		return false, false
+	}
+	a.epoch = e
+	a.line.sawEpoch(e)
 	return true, true
 }
 
