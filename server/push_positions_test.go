@@ -52,18 +52,22 @@ func (w *storeWatch) see(cmds ...redis.Cmder) {
 	}
 }
 
-func (w *storeWatch) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (w *storeWatch) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+// seeHook is a go-redis hook that shows each command, alone or in a
+// pipeline, to a watcher once it has been answered.
+type seeHook func(...redis.Cmder)
+
+func (h seeHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h seeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, c redis.Cmder) error {
 		err := next(ctx, c)
-		w.see(c)
+		h(c)
 		return err
 	}
 }
-func (w *storeWatch) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (h seeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		err := next(ctx, cmds)
-		w.see(cmds...)
+		h(cmds...)
 		return err
 	}
 }
@@ -93,7 +97,7 @@ func await(t *testing.T, what string, cond func() bool) {
 func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	w := &storeWatch{aliveAt: map[string]float64{}}
 	rdb := redistest.Shared(t).Client(t)
-	rdb.AddHook(w)
+	rdb.AddHook(seeHook(w.see))
 	e := newEnvWith(t, rdb)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -186,22 +190,6 @@ func (w *statusReads) get() int {
 	return w.n
 }
 
-func (w *statusReads) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (w *statusReads) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, c redis.Cmder) error {
-		err := next(ctx, c)
-		w.count(c)
-		return err
-	}
-}
-func (w *statusReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		err := next(ctx, cmds)
-		w.count(cmds...)
-		return err
-	}
-}
-
 // TestAConnectionsFirstReadIsNotRepeated: opening a WebSocket reads the
 // waiter's ticket once, for the first message; the hub's first update of
 // it comes at its tier slot from the server's view of the line, not from a
@@ -210,7 +198,7 @@ func (w *statusReads) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
 	w := &statusReads{}
 	rdb := redistest.Shared(t).Client(t)
-	rdb.AddHook(w)
+	rdb.AddHook(seeHook(w.count))
 	e := newEnvWith(t, rdb)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
