@@ -12,7 +12,10 @@
 # 127.0.0.1..N for the client), START_PAUSED=1 (the line stands still until
 # the window, then every waiter is pushed at once), NOFILE (65536),
 # KEEP=1 (keep the work directory with logs and the JSON result), COMMIT,
-# PORT_LOW and PORT_SPAN (1000): the listeners' ports, on a shared machine.
+# PORT_LOW and PORT_SPAN (1000): the listeners' ports, on a shared machine,
+# BY_KIND (0): seconds of the window in which scripts/redis_by_kind.sh
+# attributes Redis's commands to what sent them (MONITOR: it costs Redis
+# CPU, so the window's Redis CPU is not comparable with a run without it).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -75,6 +78,18 @@ echo
 echo "== wsload: $CONNS waiters, $DURATION, pace $BATCH_SIZE every $BATCH_INTERVAL"
 paused=()
 [[ $START_PAUSED == 1 ]] && paused=(--start-paused)
+if ((${BY_KIND:-0} > 0)); then
+	# From the window's start (wsload says so on stderr), bounded by the ramp's timeout.
+	(
+		for _ in $(seq $((2 * ${RAMP_TIMEOUT%s} + 60))); do
+			grep -qs 'measuring for' "$work/wsload.log" && break
+			sleep 0.5
+		done
+		grep -qs 'measuring for' "$work/wsload.log" || exit 0
+		scripts/redis_by_kind.sh "$redis_port" "$BY_KIND" >"$work/by_kind.txt" 2>&1
+	) &
+	by_kind_pid=$!
+fi
 # wsload bounds itself (ramp + settle + duration + 30s); timeout is a backstop.
 timeout 20m "$work/wsload" --url "$base" --admin-token "$ADMIN_TOKEN" --room wsbench \
 	--conns "$CONNS" --concurrency "$CONCURRENCY" --duration "$DURATION" --settle "$SETTLE" \
@@ -89,6 +104,12 @@ timeout 20m "$work/wsload" --url "$base" --admin-token "$ADMIN_TOKEN" --room wsb
 head -n -1 "$work/wsload.out"
 tail -n 1 "$work/wsload.out" >"$work/wsload.json"
 
+if [[ -n ${by_kind_pid:-} ]]; then
+	wait "$by_kind_pid" || true
+	echo
+	echo "== Redis commands by kind (MONITOR, $BY_KIND s of the window)"
+	cat "$work/by_kind.txt" 2>/dev/null || true
+fi
 echo
 echo "busy after the run (other processes, 3s): $(busy) of all cores"
 if grep -qvE '^\s*$' "$work/waitroom.log"; then
