@@ -330,6 +330,13 @@ func (l *Line) Alive(ctx context.Context, room string, ids []string) error {
 	return l.store.Alive(ctx, room, ids, l.clock.Now())
 }
 
+// Present replaces this server's snapshot of its open connections in
+// room (Changes.Present): server names this process, and a new process
+// takes a new name, so that it never replaces the snapshot of one before.
+func (l *Line) Present(ctx context.Context, room, server string, open []string) error {
+	return l.store.Present(ctx, room, server, open, l.clock.Now())
+}
+
 // Positions is this server's follower of the rooms' change logs: waiters'
 // positions without a read per waiter. Its Run must be running.
 func (l *Line) Positions() *Positions { return l.positions }

@@ -211,6 +211,14 @@ type Changes interface {
 	// Alive marks waiting tickets seen at now, as a status read would: the
 	// sign of life of many open connections in one call.
 	Alive(ctx context.Context, room string, ids []string, now time.Time) error
+	// Present replaces server's snapshot of its open connections in room:
+	// every ticket in open counts as seen at now for as long as this is
+	// server's latest snapshot (a tick drops nobody in a snapshot taken
+	// within abandon_after_s). Its cost does not grow with the number of
+	// waiters (a bitmap of seqs in Redis). A ticket that left the server
+	// since its snapshot before must be marked with Alive first, or its
+	// last sign of life goes back to its own.
+	Present(ctx context.Context, room, server string, open []string, now time.Time) error
 	// Rate is the room's measured admissions per second (0 when none).
 	Rate(ctx context.Context, room string) (float64, error)
 }

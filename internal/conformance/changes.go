@@ -442,3 +442,116 @@ func testStatusGivesTheWaitersScore(t *testing.T, target Open) {
 		}
 	}
 }
+
+// testPresentKeepsOpenWaitersFromAbandon: a server's snapshot of its open
+// connections (Present) is every waiter in it seen when it was taken, for
+// as long as it is the server's latest: a waiter that moved to another
+// server is marked (Alive) before it leaves the first one's snapshot and
+// keeps its place; the waiters of a server that stopped go abandon_after_s
+// after its last snapshot, never before; one in no snapshot goes too.
+func testPresentKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "sale", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = true })
+	ctx := context.Background()
+	a1 := f.enter(t, "sale", "v:a1")
+	a2 := f.enter(t, "sale", "v:a2")
+	b1 := f.enter(t, "sale", "v:b1")
+	closed := f.enter(t, "sale", "v:closed")
+	present := func(server string, ts ...queue.Ticket) {
+		t.Helper()
+		ids := make([]string, len(ts))
+		for i, tk := range ts {
+			ids[i] = tk.ID
+		}
+		if err := f.store.Present(ctx, "sale", server, ids, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 6 { // 60 s, no status read by anyone
+		f.clock.Advance(10 * time.Second)
+		present("a", a1, a2)
+		present("b", b1)
+		f.tick(t, "sale")
+	}
+	if got := f.status(t, "sale", closed); got.State != queue.StateExpired || got.Reason != "abandoned" {
+		t.Fatalf("closed connection: %s (%s), want abandoned", got.State, got.Reason)
+	}
+	// a2 moves to b: marked by a as it leaves a's snapshot.
+	f.clock.Advance(10 * time.Second)
+	if err := f.store.Alive(ctx, "sale", []string{a2.ID}, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	present("a", a1)
+	f.clock.Advance(5 * time.Second)
+	present("b", b1, a2)
+	last := f.clock.Now() // b's last snapshot: b stops here
+	for range 5 {
+		f.clock.Advance(5 * time.Second)
+		present("a", a1)
+		if r := f.tick(t, "sale"); r.Abandoned != 0 {
+			t.Fatalf("%d dropped within abandon_after_s of their last snapshot", r.Abandoned)
+		}
+	}
+	f.clock.Advance(last.Add(31 * time.Second).Sub(f.clock.Now()))
+	present("a", a1)
+	if r := f.tick(t, "sale"); r.Abandoned != 2 {
+		t.Fatalf("%d dropped, want b's 2 after abandon_after_s", r.Abandoned)
+	}
+	if got := f.status(t, "sale", a1); got.State != queue.StateWaiting {
+		t.Fatalf("a's open waiter: %s (%s)", got.State, got.Reason)
+	}
+	for _, tk := range []queue.Ticket{a2, b1} {
+		if got := f.status(t, "sale", tk); got.Reason != "abandoned" {
+			t.Fatalf("%s of the stopped server: %s (%s), want abandoned", tk.Identity, got.State, got.Reason)
+		}
+	}
+}
+
+// testPresentInALongLineAndAtTheHead: snapshots of two servers over a line
+// longer than a tick's sweep keep their waiters from the sweep, and the
+// head's check as it is admitted; the silent go.
+func testPresentInALongLineAndAtTheHead(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "long", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = true; s.BatchSize = 5 })
+	ctx := context.Background()
+	const n = 2*queue.MaxScan + 200
+	var onA, onB []string
+	silent := 0
+	for i := range n {
+		tk := f.enter(t, "long", fmt.Sprintf("v:%d", i))
+		switch {
+		case i%3 == 0:
+			onA = append(onA, tk.ID)
+		case i%3 == 1 && i > 10:
+			onB = append(onB, tk.ID)
+		default:
+			silent++
+		}
+	}
+	for range 4 { // 40 s
+		f.clock.Advance(10 * time.Second)
+		if err := f.store.Present(ctx, "long", "a", onA, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.store.Present(ctx, "long", "b", onB, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var dropped int64
+	for range (len(onA)+len(onB))/queue.SweepKeep + 2 {
+		r := f.tick(t, "long")
+		dropped += r.Abandoned
+	}
+	if dropped != int64(silent) {
+		t.Fatalf("dropped %d of %d silent waiters", dropped, silent)
+	}
+	f.room(t, "long", func(s *queue.Settings) { s.AbandonAfterS = 30; s.Paused = false; s.BatchSize = 5 })
+	r := f.tick(t, "long")
+	if len(r.Admitted) != 5 || r.Abandoned != 0 {
+		t.Fatalf("admitted %d, abandoned %d at the head; want 5 and 0", len(r.Admitted), r.Abandoned)
+	}
+	st, _ := f.store.Stats(ctx, "long", f.clock.Now())
+	if st.Waiting != int64(len(onA)+len(onB)-5) {
+		t.Fatalf("%d waiting, want %d", st.Waiting, len(onA)+len(onB)-5)
+	}
+}

@@ -83,6 +83,8 @@ var cases = []struct {
 	{"LogEntriesAreOnePerOperation", testLogEntriesAreOnePerOperation},
 	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
 	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
+	{"PresentKeepsOpenWaitersFromAbandon", testPresentKeepsOpenWaitersFromAbandon},
+	{"PresentInALongLineAndAtTheHead", testPresentInALongLineAndAtTheHead},
 	{"StatusGivesTheWaitersScore", testStatusGivesTheWaitersScore},
 	{"AbandonSweepReachesALongLine", testAbandonSweepReachesALongLine},
 }

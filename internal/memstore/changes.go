@@ -116,6 +116,47 @@ func (s *Store) Alive(_ context.Context, room string, ids []string, now time.Tim
 	return nil
 }
 
+func (s *Store) Present(_ context.Context, room, server string, open []string, now time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := make(map[string]struct{}, len(open))
+	for _, id := range open {
+		ids[id] = struct{}{}
+	}
+	s.room(room).present[server] = snapshot{at: ms(now), ids: ids}
+	return nil
+}
+
+// silent reports whether waiter id showed no sign of life since before
+// (ms): neither its own (enter, a read, Alive) nor in a server's latest
+// snapshot of open connections (tick.lua's seen_of and present).
+func (r *room) silent(id string, before int64) bool {
+	if seen, ok := r.seen[id]; !ok || seen >= before {
+		return false
+	}
+	for _, sn := range r.present {
+		if _, ok := sn.ids[id]; ok && sn.at >= before {
+			return false
+		}
+	}
+	return true
+}
+
+// forgetSnapshots drops the snapshots that save nobody (taken before
+// before) and are older than presentKept, as tick.lua does; s.mu is held.
+func (r *room) forgetSnapshots(before, now int64) {
+	for server, sn := range r.present {
+		if sn.at < min(before, now-presentKept) {
+			delete(r.present, server)
+		}
+	}
+}
+
+// presentKept is how long a server's last snapshot stays at least
+// (tick.lua): a server that stopped without a word keeps its waiters' last
+// sign of life for a while, even if abandon_after_s is raised meanwhile.
+const presentKept = 10 * 60 * 1000
+
 func (s *Store) Rate(_ context.Context, room string) (float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -45,10 +45,11 @@ type room struct {
 	q        []waiter // waiting tickets by score
 	pre      []waiter // the pre-queue of a scheduled opening, by seq
 	draw     *queue.DrawRecord
-	seen     map[string]int64 // waiting ticket -> last sign of life (ms)
-	sweepAt  int              // the abandon sweep's cursor: a rank in q (tick.go)
-	active   map[string]int64 // admitted ticket -> expiry (ms)
-	ended    map[string]int64 // ended ticket -> end time (ms)
+	seen     map[string]int64    // waiting ticket -> last sign of life (ms)
+	present  map[string]snapshot // server -> its open connections (Present)
+	sweepAt  int                 // the abandon sweep's cursor: a rank in q (tick.go)
+	active   map[string]int64    // admitted ticket -> expiry (ms)
+	ended    map[string]int64    // ended ticket -> end time (ms)
 	budget   struct{ start, used int64 }
 	held     struct{ n, until int64 } // slots held after a data loss, until (ms): restore.lua's budget h, hu
 	stats    map[string]int64
@@ -70,6 +71,13 @@ type room struct {
 type waiter struct {
 	score int64
 	id    string
+}
+
+// snapshot is a server's open connections as of at (ms): Redis keeps it as
+// a bitmap of seqs (present.lua).
+type snapshot struct {
+	at  int64
+	ids map[string]struct{}
 }
 
 type admit struct {
@@ -94,7 +102,7 @@ type record struct {
 
 func newRoom() *room {
 	return &room{visitors: map[string]string{}, tickets: map[string]*record{}, seen: map[string]int64{},
-		active: map[string]int64{}, ended: map[string]int64{}, stats: map[string]int64{},
+		present: map[string]snapshot{}, active: map[string]int64{}, ended: map[string]int64{}, stats: map[string]int64{},
 		holders: map[string]holder{}, pow: map[string]int64{}, places: map[string]*bucket{},
 		enters: map[string]float64{}, budget: struct{ start, used int64 }{-1, 0}}
 }

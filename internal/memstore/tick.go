@@ -66,6 +66,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	r.finish(expired, "reclaimed", n)
 	r.stats["expired_total"] += int64(len(expired))
 
+	r.forgetSnapshots(abandonBefore, n)
 	gone := r.sweepSilent(abandonBefore)
 	for _, id := range gone {
 		delete(r.seen, id)
@@ -93,9 +94,9 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			w := r.q[k]
 			r.q = append(r.q[:k], r.q[k+1:]...)
 			r.logDel(w.score)
-			seen, ok := r.seen[w.id]
+			silent := r.silent(w.id, abandonBefore)
 			delete(r.seen, w.id)
-			if ok && seen < abandonBefore {
+			if silent {
 				ghosts = append(ghosts, w.id)
 				skipped++
 				continue
@@ -165,7 +166,7 @@ func (r *room) sweepSilent(abandonBefore int64) []string {
 			break
 		}
 		examined++
-		if seen, ok := r.seen[w.id]; ok && seen < abandonBefore {
+		if r.silent(w.id, abandonBefore) {
 			gone = append(gone, w.id)
 		}
 	}

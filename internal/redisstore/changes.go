@@ -1,9 +1,11 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -117,6 +119,71 @@ func (s *Store) Alive(ctx context.Context, room string, ids []string, now time.T
 		return fail("alive", err)
 	}
 	return nil
+}
+
+// presentSpan bounds a snapshot's bitmap: seqs this far above the lowest
+// one of a server's waiters (1 MiB of bits) get the sign of life of Alive
+// instead, one field each.
+const presentSpan = 1 << 23
+
+func (s *Store) Present(ctx context.Context, room, server string, open []string, now time.Time) error {
+	if !validServer(server) {
+		return fmt.Errorf("redisstore: present: server name %q: want 1 to 64 letters, digits, '-' or '_'", server)
+	}
+	type seqID struct {
+		seq uint64
+		id  string
+	}
+	seqs := make([]seqID, 0, len(open))
+	var others []string
+	for _, id := range open {
+		// An id of ours names its seq in its first 12 digits (membersOf).
+		// tick.lua reads a ticket from before whose id looks alike by the
+		// same digits: it may keep another waiter's place a while longer,
+		// never drop one early.
+		if m := membersOf(id); len(m) == 2 {
+			n, _ := strconv.ParseUint(m[0], 10, 64)
+			seqs = append(seqs, seqID{n, id})
+		} else {
+			others = append(others, id)
+		}
+	}
+	if len(seqs) > 0 {
+		slices.SortFunc(seqs, func(a, b seqID) int { return cmp.Compare(a.seq, b.seq) })
+		lo := seqs[0].seq
+		top := len(seqs)
+		for seqs[top-1].seq-lo >= presentSpan {
+			top--
+		}
+		for _, x := range seqs[top:] {
+			others = append(others, x.id)
+		}
+		bits := make([]byte, (seqs[top-1].seq-lo)/8+1)
+		for _, x := range seqs[:top] {
+			off := x.seq - lo
+			bits[off/8] |= 0x80 >> (off % 8)
+		}
+		k := keysFor(s.prefix, room)
+		err := presentScript.Run(ctx, s.rdb, []string{k.q, k.present, k.bits(server)},
+			server, ms(now), strconv.FormatUint(lo, 10), string(bits)).Err()
+		if err != nil {
+			return fail("present", err)
+		}
+	}
+	return s.Alive(ctx, room, others, now)
+}
+
+// validServer: a server's name goes into a key name.
+func validServer(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Store) Rate(ctx context.Context, room string) (float64, error) {

@@ -19,6 +19,9 @@ type roomKeys struct {
 	pre, draw string
 	// log is the change log: a stream of the scores that enter and leave q.
 	log string
+	// present holds each server's latest snapshot of its open connections;
+	// a server's bitmap is present+":"+server (lua/present.lua).
+	present string
 	// powSpent prefixes the spent marks of proof-of-work challenges.
 	powSpent string
 	// base starts every key of the room; the scripts build the bucketed
@@ -91,6 +94,7 @@ func keysFor(prefix, room string) roomKeys {
 		activation: ActivationKey(prefix, room),
 		powSpent:   b + "pow:",
 		admitter:   b + "admitter",
+		present:    b + "pr",
 		base:       b,
 	}
 }
@@ -100,8 +104,11 @@ func keysFor(prefix, room string) roomKeys {
 func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log, k.present}
 }
+
+// bits is server's snapshot bitmap (lua/present.lua).
+func (k roomKeys) bits(server string) string { return k.present + ":" + server }
 
 // newTail is what enter.lua makes a new ticket's id of: the last 20 digits
 // of a 32-hex random id, after the ticket's seq (lua/record.lua). Any other

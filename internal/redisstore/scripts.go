@@ -57,6 +57,10 @@ var (
 	aliveLua    string
 	aliveScript = redis.NewScript(recordLua + aliveLua)
 
+	//go:embed lua/present.lua
+	presentLua    string
+	presentScript = redis.NewScript(presentLua)
+
 	//go:embed lua/lease.lua
 	leaseLua    string
 	leaseScript = redis.NewScript(leaseLua)

@@ -112,8 +112,15 @@ func (s *Store) DeleteRoom(ctx context.Context, room string) error {
 	if err != nil && !errors.Is(err, redis.Nil) {
 		return fail("delete room", err)
 	}
+	servers, err := s.rdb.HKeys(ctx, k.present).Result()
+	if err != nil {
+		return fail("delete room", err)
+	}
 	var n int64
 	keys := append(k.all(), k.buckets(seq, vb)...)
+	for _, server := range servers {
+		keys = append(keys, k.bits(server))
+	}
 	for i := 0; i < len(keys); i += deleteChunk {
 		d, err := s.rdb.Del(ctx, keys[i:min(i+deleteChunk, len(keys))]...).Result()
 		if err != nil {
@@ -312,7 +319,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		}
 	}
 	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base}, args...).Slice()
+		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base, k.present}, args...).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

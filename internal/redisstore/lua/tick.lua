@@ -10,6 +10,13 @@
 -- waiter within one sweep of the line (length / 128 ticks) after
 -- abandon_after_s, never before. The sweep starts over
 -- at the first waiter who entered too recently to be silent that long.
+-- A waiter's sign of life is the latest of its own (its entry, a read,
+-- alive.lua's; the s: buckets) and of the servers' latest snapshots that
+-- hold it (present.lua): a snapshot is read only for waiters not seen
+-- lately by their own, and one not taken within abandon_after_s saves
+-- nobody; one older than that and 10 minutes is deleted.
+-- Records are read and written once per bucket a step touches (HMGET,
+-- HSET), not once per ticket.
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
@@ -23,6 +30,8 @@
 -- KEYS[9] visitors HASH identity -> ticket member (before)
 -- KEYS[10] log     STREAM the change log (positions)
 -- KEYS[11] base    the room's key base: <base>t:*, s:*, v:* (same slot)
+-- KEYS[12] present HASH server -> "<taken (ms)>:<lo>": the servers' snapshots of
+--   their open connections, bitmaps of seqs in <present>:<server> (present.lua)
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
@@ -36,14 +45,6 @@ local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
 local base = KEYS[11]
 local removed = {} -- scores taken out of q (positions)
-
-local function mark(m, fields)
-  local rec, k = load(base, KEYS[4], m)
-  if not rec then return nil end
-  for f, v in pairs(fields) do rec[f] = v end
-  redis.call('HSET', k, m, encode(rec))
-  return rec
-end
 
 -- fetch reads field m of key keyof(base, m) for the members at idx, one
 -- HMGET per key; returns the values by index (nil: none).
@@ -68,28 +69,137 @@ local function fetch(keyof, members, idx)
   return out
 end
 
--- entered is a bucket ticket's entry time, read from its record (the
--- record's fixed place, no decode), or nil.
-local function entered(m)
-  if not isseq(m) then return nil end
-  local raw = redis.call('HGET', tkey(base, m), m)
+-- records loads the records of members (seqs from the t: buckets in one
+-- HMGET per bucket, others from the tickets hash of before): rec, key and
+-- raw by index; a member without one has none.
+local function records(members)
+  local recs, keys, raws, idx, old = {}, {}, {}, {}, {}
+  for i, m in ipairs(members) do
+    if isseq(m) then idx[#idx + 1] = i else old[#old + 1] = i end
+  end
+  local got = fetch(tkey, members, idx)
+  for _, i in ipairs(idx) do
+    if got[i] then
+      raws[i], recs[i], keys[i] = got[i], decode(got[i]), tkey(base, members[i])
+    else
+      old[#old + 1] = i
+    end
+  end
+  for _, i in ipairs(old) do
+    local raw = redis.call('HGET', KEYS[4], members[i])
+    if raw then raws[i], recs[i], keys[i] = raw, decode(raw), KEYS[4] end
+  end
+  return recs, keys, raws
+end
+
+-- store writes records back, one HSET per key.
+local function store(members, recs, keys, idx)
+  local groups, order = {}, {}
+  for _, i in ipairs(idx) do
+    local k = keys[i]
+    if not groups[k] then groups[k] = {}; order[#order + 1] = k end
+    local g = groups[k]
+    g[#g + 1], g[#g + 2] = members[i], encode(recs[i])
+  end
+  for _, k in ipairs(order) do redis.call('HSET', k, unpack(groups[k])) end
+end
+
+-- entered is a record's entry time, from the record's fixed place (no
+-- decode), or nil.
+local function entered(raw)
   if not raw then return nil end
   local b = string.byte(raw, 1)
   if b < 65 or b > 90 then return nil end
   return tonumber(string.sub(raw, 2, 9), 36)
 end
 
--- seen_of is the last sign of life each member showed (nil: none kept):
--- the s: buckets, then the seen set from before. A ticket of the buckets
--- without one was last seen when it entered (entered).
+-- seqof is the seq a member names: itself, or the first 12 digits of an id
+-- from before (present.lua sets the bits of ids by those).
+local function seqof(m)
+  if isseq(m) then return tonumber(m) end
+  if #m == 32 then
+    local d = string.match(string.sub(m, 1, 12), '^%d+$')
+    if d then return tonumber(d) end
+  end
+  return nil
+end
+
+-- snapshots are the servers' latest snapshots taken at or after
+-- abandon_before: {bitmap key, taken, lo}; read once a tick, when needed.
+local snaps
+local function snapshots()
+  if snaps then return snaps end
+  snaps = {}
+  local all = redis.call('HGETALL', KEYS[12])
+  local drop = math.min(abandon_before, now - 600000)
+  for i = 1, #all, 2 do
+    local at, lo = string.match(all[i + 1], '^(%d+):(%d+)$')
+    at, lo = tonumber(at), tonumber(lo)
+    if not at or at < drop then
+      redis.call('HDEL', KEYS[12], all[i])
+      redis.call('DEL', KEYS[12] .. ':' .. all[i])
+    elseif at >= abandon_before then
+      snaps[#snaps + 1] = {KEYS[12] .. ':' .. all[i], at, lo}
+    end
+  end
+  return snaps
+end
+
+-- present sets out[i] to the time of the latest snapshot holding members[i],
+-- for i in idx, where later than out[i]: one GETRANGE per snapshot over
+-- the members' seqs (GETBIT each when they are spread wide).
+local function present(members, idx, out)
+  if #idx == 0 then return end
+  local ss = snapshots()
+  if #ss == 0 then return end
+  local seqs, lo, hi = {}, nil, nil
+  for _, i in ipairs(idx) do
+    local n = seqof(members[i])
+    if n then
+      seqs[i] = n
+      if not lo or n < lo then lo = n end
+      if not hi or n > hi then hi = n end
+    end
+  end
+  if not lo then return end
+  for _, sn in ipairs(ss) do
+    local base_seq = sn[3]
+    if hi >= base_seq then
+      local b0 = math.floor((math.max(lo, base_seq) - base_seq) / 8)
+      local b1 = math.floor((hi - base_seq) / 8)
+      local bytes = nil
+      if b1 - b0 < 65536 then bytes = redis.call('GETRANGE', sn[1], b0, b1) end
+      for _, i in ipairs(idx) do
+        local n = seqs[i]
+        if n and n >= base_seq and not (out[i] and out[i] >= sn[2]) then
+          local off = n - base_seq
+          local on
+          if bytes then
+            local j = math.floor(off / 8) - b0 + 1
+            local byte = string.byte(bytes, j) or 0
+            on = math.floor(byte / 2 ^ (7 - off % 8)) % 2 == 1
+          else
+            on = redis.call('GETBIT', sn[1], off) == 1
+          end
+          if on then out[i] = sn[2] end
+        end
+      end
+    end
+  end
+end
+
+-- seen_of is the last sign of life each member showed (nil: none kept but
+-- its entry): the s: buckets, the seen set from before, then the servers'
+-- snapshots for those not seen since abandon_before. had[i]: members[i]
+-- has an s: field (unseen deletes only those).
 local function seen_of(members)
-  local out, ours, missing = {}, {}, {}
+  local out, had, ours, missing = {}, {}, {}, {}
   for i, m in ipairs(members) do
     if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
   end
   local got = fetch(skey, members, ours)
   for _, i in ipairs(ours) do
-    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i end
+    if got[i] then out[i], had[i] = tonumber(got[i]), true else missing[#missing + 1] = i end
   end
   if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
     local ms = {}
@@ -98,14 +208,20 @@ local function seen_of(members)
       if v then out[missing[j]] = tonumber(v) end
     end
   end
-  return out
+  local stale = {}
+  for i = 1, #members do
+    if not out[i] or out[i] < abandon_before then stale[#stale + 1] = i end
+  end
+  present(members, stale, out)
+  return out, had
 end
 
--- unseen forgets the members' signs of life (they left the line).
-local function unseen(members)
+-- unseen forgets the members' signs of life (they left the line): those
+-- of had's indexes (seen_of), or all.
+local function unseen(members, had)
   local groups, order = {}, {}
-  for _, m in ipairs(members) do
-    if isseq(m) then
+  for i, m in ipairs(members) do
+    if (had == nil and isseq(m)) or (had and had[i]) then
       local k = skey(base, m)
       if not groups[k] then groups[k] = {}; order[#order + 1] = k end
       local g = groups[k]
@@ -120,30 +236,57 @@ end
 -- their owners can still read why. Removals go in one call per key (unpack
 -- takes up to 8000 values, far above ARGV[8]).
 local function finish(members, reason)
-  local z = {}
-  for _, m in ipairs(members) do
-    if mark(m, {st = 'expired', r = reason}) then
+  if #members == 0 then return end
+  local recs, keys = records(members)
+  local idx, z = {}, {}
+  for i, m in ipairs(members) do
+    local rec = recs[i]
+    if rec then
+      rec.st, rec.r = 'expired', reason
+      idx[#idx + 1] = i
       z[#z + 1] = now
       z[#z + 1] = m
     end
   end
+  store(members, recs, keys, idx)
   if #z > 0 then redis.call('ZADD', KEYS[8], unpack(z)) end
 end
 
 -- Purge first: deleting frees memory, so a Redis at maxmemory gets room back.
 local purge = redis.call('ZRANGEBYSCORE', KEYS[8], '-inf', '(' .. ARGV[11], 'LIMIT', 0, maxscan)
 if #purge > 0 then
-  for _, m in ipairs(purge) do
-    local rec, k = load(base, KEYS[4], m)
+  local recs, keys = records(purge)
+  local nb, vgroups, vorder, dels, dorder = nil, {}, {}, {}, {}
+  for i, m in ipairs(purge) do
+    local rec = recs[i]
     if rec then
       if rec.v == 2 then
-        vdrop(base, KEYS[6], rec.i, m)
+        -- vdrop's rule, one HMGET and HDEL per visitors bucket.
+        nb = nb or tonumber(redis.call('HGET', KEYS[6], 'vb')) or 1
+        local f = vfield(rec.i)
+        local k = vkey(base, f, nb)
+        if not vgroups[k] then vgroups[k] = {}; vorder[#vorder + 1] = k end
+        local g = vgroups[k]
+        g[#g + 1] = {f, m}
       elseif rec.i and redis.call('HGET', KEYS[9], rec.i) == m then
         redis.call('HDEL', KEYS[9], rec.i)
       end
-      redis.call('HDEL', k, m)
+      local k = keys[i]
+      if not dels[k] then dels[k] = {}; dorder[#dorder + 1] = k end
+      local d = dels[k]
+      d[#d + 1] = m
     end
   end
+  for _, k in ipairs(vorder) do
+    local g, fs, gone = vgroups[k], {}, {}
+    for j, e in ipairs(g) do fs[j] = e[1] end
+    local vals = redis.call('HMGET', k, unpack(fs))
+    for j, e in ipairs(g) do
+      if vals[j] == e[2] then gone[#gone + 1] = e[1] end
+    end
+    if #gone > 0 then redis.call('HDEL', k, unpack(gone)) end
+  end
+  for _, k in ipairs(dorder) do redis.call('HDEL', k, unpack(dels[k])) end
   redis.call('ZREM', KEYS[8], unpack(purge))
   redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
@@ -177,8 +320,8 @@ if total > 0 then
       if #gone >= maxscan or examined - dropped >= 128 then break end
       examined = examined + 1
       local at = seen[i]
-      if not at then
-        at = entered(m)
+      if not at and isseq(m) then
+        at = entered(redis.call('HGET', tkey(base, m), m))
         if at and at >= abandon_before then young = true break end
       end
       if at and at < abandon_before and not was[m] then
@@ -248,25 +391,31 @@ if not paused then
       members[#members + 1] = popped[i]
       removed[#removed + 1] = popped[i + 1] -- positions
     end
-    local seen = seen_of(members)
-    unseen(members)
+    local seen, had = seen_of(members)
+    unseen(members, had)
+    local recs, keys, raws = records(members)
+    local marked, z = {}, {}
     for i, m in ipairs(members) do
-      local seen_at = seen[i] or entered(m)
+      local rec = recs[i]
+      local seen_at = seen[i] or entered(raws[i])
       if seen_at and seen_at < abandon_before then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
-      else
+      elseif rec then
         local o = now + tonumber(ARGV[12 + #admitted])
-        local rec = mark(m, {st = 'admitted', a = now, o = o, x = o + ttl})
-        if rec then
-          redis.call('ZADD', KEYS[3], o + ttl, m)
-          admitted[#admitted + 1] = idof(m, rec)
-          waits[#waits + 1] = now - tonumber(rec.e)
-          n = n - 1
-        else
-          skipped = skipped + 1 -- no record: nothing to admit
-        end
+        rec.st, rec.a, rec.o, rec.x = 'admitted', now, o, o + ttl
+        marked[#marked + 1] = i
+        z[#z + 1], z[#z + 2] = o + ttl, m
+        admitted[#admitted + 1] = idof(m, rec)
+        waits[#waits + 1] = now - tonumber(rec.e)
+        n = n - 1
+      else
+        skipped = skipped + 1 -- no record: nothing to admit
       end
+    end
+    store(members, recs, keys, marked)
+    for i = 1, #z, 2000 do -- unpack stops near 8000 values
+      redis.call('ZADD', KEYS[3], unpack(z, i, math.min(i + 1999, #z)))
     end
   end
   finish(ghosts, 'abandoned')
