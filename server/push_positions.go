@@ -12,11 +12,12 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-// aliveEvery is how often the open connections' sign of life is written,
-// one call per room: with the hub's fetch at least every 10 s, a waiter
-// with an open socket is seen at least every 12 s, well within
-// queue.MinAbandonAfterS.
-const aliveEvery = 2 * time.Second
+// presentEvery is how often the open connections' sign of life is written:
+// one snapshot of them per room (Line.Present), whatever their number,
+// well within queue.MinAbandonAfterS. A waiter whose connections all
+// closed is marked seen (Line.Alive) at the next one, so it is dropped
+// abandon_after_s after that: at most this much late.
+const presentEvery = 5 * time.Second
 
 // knownIdle drops a ticket nobody fetched for this long (its connections closed).
 const knownIdle = time.Minute
@@ -27,9 +28,11 @@ type positionSource interface {
 	Position(room string, score float64) (pos, waiting int64, rate float64, ok bool)
 }
 
-// aliveWriter writes many waiters' sign of life in one call.
+// aliveWriter writes the open connections' sign of life: a snapshot of
+// them per room, and the mark of those that closed since the last one.
 type aliveWriter interface {
 	Alive(ctx context.Context, room string, ids []string) error
+	Present(ctx context.Context, room, server string, open []string) error
 }
 
 // localPositions answers a waiting ticket's update from this server's view
@@ -42,14 +45,19 @@ type localPositions struct {
 	pos   positionSource
 	alive aliveWriter
 	log   *slog.Logger
+	// open lists the tickets with a connection on this server, by room
+	// (push.Hub.Open); server names this process's snapshots.
+	open   func() map[string][]string
+	server string
+	// shown is each room's last snapshot written (flush's goroutine only).
+	shown map[string]map[string]struct{}
 
 	// gen orders reads and invalidations: a read that started before a
 	// ticket was invalidated does not make it known again.
 	gen atomic.Int64
 
-	mu      sync.Mutex
-	known   map[string]map[string]*knownTicket // room -> ticket
-	pending map[string]map[string]struct{}     // room -> tickets alive since the last write
+	mu    sync.Mutex
+	known map[string]map[string]*knownTicket // room -> ticket
 	// roomStale is the generation of each room's last change (forgetRoom),
 	// so a read of a ticket not yet known that started before it is not
 	// kept; entries older than the last flush but one are dropped.
@@ -69,8 +77,8 @@ type knownTicket struct {
 }
 
 func newLocalPositions(pos positionSource, alive aliveWriter, log *slog.Logger) *localPositions {
-	return &localPositions{pos: pos, alive: alive, log: log,
-		known: map[string]map[string]*knownTicket{}, pending: map[string]map[string]struct{}{},
+	return &localPositions{pos: pos, alive: alive, log: log, server: queue.RandomID(),
+		shown: map[string]map[string]struct{}{}, known: map[string]map[string]*knownTicket{},
 		roomStale: map[string]int64{}}
 }
 
@@ -96,12 +104,6 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 	}
 	t := k.t
 	t.Position, t.Waiting, t.Rate = pos, waiting, rate
-	p := lp.pending[room]
-	if p == nil {
-		p = map[string]struct{}{}
-		lp.pending[room] = p
-	}
-	p[id] = struct{}{}
 	return t, true
 }
 
@@ -178,10 +180,10 @@ func (lp *localPositions) forgetRoom(room string) {
 	lp.roomStale[room] = g
 }
 
-// run writes the sign of life of the tickets served from the view, one
-// call per room every aliveEvery, and drops tickets nobody fetches.
+// run writes the open connections' sign of life every presentEvery and
+// drops tickets nobody fetches.
 func (lp *localPositions) run(ctx context.Context) error {
-	t := time.NewTicker(aliveEvery)
+	t := time.NewTicker(presentEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -195,8 +197,6 @@ func (lp *localPositions) run(ctx context.Context) error {
 
 func (lp *localPositions) flush(ctx context.Context, now time.Time) {
 	lp.mu.Lock()
-	pending := lp.pending
-	lp.pending = map[string]map[string]struct{}{}
 	// A room's change is kept for one to two flush intervals: longer than
 	// a store read takes (its timeouts are far shorter).
 	for room, g := range lp.roomStale {
@@ -216,18 +216,54 @@ func (lp *localPositions) flush(ctx context.Context, now time.Time) {
 		}
 	}
 	lp.mu.Unlock()
-	for room, set := range pending {
-		ids := make([]string, 0, len(set))
-		for id := range set {
-			ids = append(ids, id)
+	if lp.open != nil {
+		lp.present(ctx, lp.open())
+	}
+}
+
+// present writes each room's snapshot of open connections, after marking
+// the tickets that were in the room's last snapshot and are not in this
+// one (their connections closed, or moved to another server): so no
+// waiter goes without a sign of life between the two. A room whose mark
+// failed keeps its last snapshot, to be tried again.
+func (lp *localPositions) present(ctx context.Context, open map[string][]string) {
+	for room := range lp.shown {
+		if _, ok := open[room]; !ok {
+			open[room] = nil
 		}
-		// In seq order (an id begins with its zero-padded seq): the store
-		// keeps signs of life in buckets of consecutive seqs and writes each
-		// bucket an id falls in once per call of up to 1,000 ids, so ids in
-		// map order made every call touch nearly every bucket of the line.
-		slices.Sort(ids)
-		if err := lp.alive.Alive(ctx, room, ids); err != nil && ctx.Err() == nil {
-			lp.log.Warn("push: sign of life", "room", room, "tickets", len(ids), "err", err)
+	}
+	for room, ids := range open {
+		cur := make(map[string]struct{}, len(ids))
+		for _, id := range ids {
+			cur[id] = struct{}{}
+		}
+		var gone []string
+		for id := range lp.shown[room] {
+			if _, ok := cur[id]; !ok {
+				gone = append(gone, id)
+			}
+		}
+		if len(gone) > 0 {
+			// In seq order (an id begins with its zero-padded seq): the
+			// store writes each bucket of consecutive seqs once a call.
+			slices.Sort(gone)
+			if err := lp.alive.Alive(ctx, room, gone); err != nil {
+				if ctx.Err() == nil {
+					lp.log.Warn("push: sign of life", "room", room, "tickets", len(gone), "err", err)
+				}
+				continue
+			}
+		}
+		if err := lp.alive.Present(ctx, room, lp.server, ids); err != nil {
+			if ctx.Err() == nil {
+				lp.log.Warn("push: sign of life", "room", room, "tickets", len(ids), "err", err)
+			}
+			continue
+		}
+		if len(cur) == 0 {
+			delete(lp.shown, room)
+		} else {
+			lp.shown[room] = cur
 		}
 	}
 }

@@ -2,9 +2,12 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,33 +86,64 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	}
 }
 
-// aliveLog is a fake aliveWriter that records each call's ids.
-type aliveLog struct{ calls [][]string }
+// aliveLog is a fake aliveWriter that records each call, in order.
+type aliveLog struct {
+	calls []string // "alive r t1,t2" or "present r server t1,t2"
+	fail  bool     // Alive fails
+}
 
-func (a *aliveLog) Alive(_ context.Context, _ string, ids []string) error {
-	a.calls = append(a.calls, ids)
+func (a *aliveLog) Alive(_ context.Context, room string, ids []string) error {
+	a.calls = append(a.calls, "alive "+room+" "+strings.Join(ids, ","))
+	if a.fail {
+		return errors.New("store down")
+	}
 	return nil
 }
 
-// TestSignOfLifeGoesInSeqOrder: the batched sign of life names its tickets
-// in seq order, so the store's calls of consecutive ids each touch a few
-// buckets of consecutive seqs rather than every bucket of the line.
-func TestSignOfLifeGoesInSeqOrder(t *testing.T) {
+func (a *aliveLog) Present(_ context.Context, room, server string, open []string) error {
+	ids := slices.Clone(open)
+	slices.Sort(ids)
+	a.calls = append(a.calls, "present "+room+" "+server+" "+strings.Join(ids, ","))
+	return nil
+}
+
+// TestSignOfLifeIsOneSnapshotPerRoom: each flush writes one snapshot of
+// the open connections per room, whatever their number; the tickets that
+// left since the snapshot before are marked first (in seq order), so none
+// goes without a sign of life between the two; a failed mark keeps the
+// snapshot before, and is tried again.
+func TestSignOfLifeIsOneSnapshotPerRoom(t *testing.T) {
 	w := &aliveLog{}
 	lp := newLocalPositions(&staleView{pos: 1}, w, slog.Default())
-	now := time.Now()
-	var want []string
+	open := map[string][]string{}
+	lp.open = func() map[string][]string { return maps.Clone(open) }
+	id := func(seq int) string { return fmt.Sprintf("%012d%020x", seq, seq) }
+	var many []string
 	for i := range 300 {
-		id := fmt.Sprintf("%012d%020x", (i*7919)%1000+1, i) // seqs out of order
-		want = append(want, id)
-		lp.remember("r", []queue.Ticket{{ID: id, State: queue.StateWaiting, Score: float64(i)}}, 0, now)
-		if _, ok := lp.local("r", id, now); !ok {
-			t.Fatalf("%s not served from the view", id)
+		many = append(many, id((i*7919)%1000+1)) // seqs out of order
+	}
+	flush := func(want ...string) {
+		t.Helper()
+		w.calls = nil
+		lp.flush(context.Background(), time.Now())
+		slices.Sort(w.calls) // rooms in any order; within one, "alive" sorts before "present"
+		if !slices.Equal(w.calls, want) {
+			t.Fatalf("calls\n%q\nwant\n%q", w.calls, want)
 		}
 	}
-	lp.flush(context.Background(), now)
-	slices.Sort(want)
-	if len(w.calls) != 1 || !slices.Equal(w.calls[0], want) {
-		t.Fatalf("sign of life: %d calls, first %v..., want one call of the %d ids in order", len(w.calls), w.calls[0][:3], len(want))
-	}
+	s := lp.server
+	open["r"] = many
+	open["q"] = []string{id(5), id(3)}
+	sorted := slices.Clone(many)
+	slices.Sort(sorted)
+	flush("present q "+s+" "+id(3)+","+id(5), "present r "+s+" "+strings.Join(sorted, ","))
+	open["q"] = []string{id(3), id(9)}
+	delete(open, "r")
+	flush("alive q "+id(5), "alive r "+strings.Join(sorted, ","), "present q "+s+" "+id(3)+","+id(9), "present r "+s+" ")
+	flush("present q " + s + " " + id(3) + "," + id(9)) // r: nothing open, nothing shown
+	w.fail = true
+	open["q"] = []string{id(3)}
+	flush("alive q " + id(9)) // no snapshot without the mark
+	w.fail = false
+	flush("alive q "+id(9), "present q "+s+" "+id(3))
 }

@@ -17,14 +17,16 @@ import (
 )
 
 // storeWatch counts what the server asks Redis: per-waiter status reads
-// (the status script, alone or in StatusMany's pipeline) and the batched
-// sign of life (the alive script: its first KEY is seen, its ARGV the time
-// and the members), remembering the last time written for each ticket.
+// (the status script, alone or in StatusMany's pipeline) and the open
+// connections' sign of life: the present script's snapshot (KEYS q, pr and
+// the bitmap; ARGV server, time, lowest seq, bitmap) and the alive
+// script's marks of those that left (first KEY seen; ARGV the time and the
+// members), remembering the last time written for each ticket's seq.
 type storeWatch struct {
 	mu      sync.Mutex
 	reads   statusReads
-	aliveAt map[string]float64 // ticket -> last sign of life (ms) written by a batched call
-	batches int
+	aliveAt map[string]float64 // ticket's seq -> last sign of life (ms) written by a snapshot or a mark
+	marked  map[string]float64 // ticket's seq -> last mark (alive script)
 }
 
 func (w *storeWatch) see(cmds ...redis.Cmder) {
@@ -34,22 +36,44 @@ func (w *storeWatch) see(cmds ...redis.Cmder) {
 	for _, c := range cmds {
 		a := c.Args()
 		name := strings.ToLower(fmt.Sprint(a[0]))
-		if name != "evalsha" && name != "eval" || len(a) < 4 || !strings.HasSuffix(fmt.Sprint(a[3]), ":seen") {
+		if name != "evalsha" && name != "eval" || len(a) < 5 {
 			continue
 		}
-		nkeys, err := strconv.Atoi(fmt.Sprint(a[2]))
-		if err != nil || len(a) <= 3+nkeys {
-			continue
-		}
-		w.batches++
-		at, err := strconv.ParseFloat(fmt.Sprint(a[3+nkeys]), 64)
-		if err != nil {
-			continue
-		}
-		for _, m := range a[4+nkeys:] {
-			w.aliveAt[fmt.Sprint(m)] = at
+		k1, k2 := fmt.Sprint(a[3]), fmt.Sprint(a[4])
+		switch {
+		case strings.HasSuffix(k1, ":seen"):
+			nkeys, err := strconv.Atoi(fmt.Sprint(a[2]))
+			if err != nil || len(a) <= 3+nkeys {
+				continue
+			}
+			at, err := strconv.ParseFloat(fmt.Sprint(a[3+nkeys]), 64)
+			if err != nil {
+				continue
+			}
+			for _, m := range a[4+nkeys:] {
+				w.aliveAt[fmt.Sprint(m)] = at
+				w.marked[fmt.Sprint(m)] = at
+			}
+		case strings.HasSuffix(k1, ":q") && strings.HasSuffix(k2, ":pr") && len(a) == 10:
+			at, err1 := strconv.ParseFloat(fmt.Sprint(a[7]), 64)
+			lo, err2 := strconv.ParseInt(fmt.Sprint(a[8]), 10, 64)
+			if err1 != nil || err2 != nil {
+				continue
+			}
+			bits := fmt.Sprint(a[9])
+			for i := range 8 * len(bits) {
+				if bits[i/8]&(0x80>>(i%8)) != 0 {
+					w.aliveAt[strconv.FormatInt(lo+int64(i), 10)] = at
+				}
+			}
 		}
 	}
+}
+
+// seqOf is the seq a ticket id names (its first 12 digits).
+func seqOf(id string) string {
+	n, _ := strconv.ParseInt(id[:12], 10, 64)
+	return strconv.FormatInt(n, 10)
 }
 
 // seeHook is a go-redis hook that shows each command, alone or in a
@@ -75,7 +99,14 @@ func (h seeHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proce
 func (w *storeWatch) state(id string) (reads int, alive float64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.reads.get(), w.aliveAt[id]
+	return w.reads.get(), w.aliveAt[seqOf(id)]
+}
+
+// mark is the last time the alive script marked the ticket (0: never).
+func (w *storeWatch) mark(id string) float64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.marked[seqOf(id)]
 }
 
 // await polls cond until it holds, failing after a generous bound.
@@ -90,12 +121,13 @@ func await(t *testing.T, what string, cond func() bool) {
 
 // TestOpenSocketsKeepTheirPlaceWithoutReads: a waiter with an open
 // WebSocket gets its positions from the server's view of the line and its
-// sign of life from the server's batched write, with no status read of its
-// ticket: it is never abandoned. A waiter whose socket closed is abandoned
-// after the timeout, and the one behind it hears its new position, still
-// without a read.
+// sign of life from the server's snapshot of its open connections, with
+// no status read of its ticket: it is never abandoned. A waiter whose
+// socket closed is marked seen as it leaves the snapshot, abandoned after
+// the timeout from then, and the one behind it hears its new position,
+// still without a read.
 func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
-	w := &storeWatch{aliveAt: map[string]float64{}}
+	w := &storeWatch{aliveAt: map[string]float64{}, marked: map[string]float64{}}
 	rdb := redistest.Shared(t).Client(t)
 	rdb.AddHook(seeHook(w.see))
 	e := newEnvWith(t, rdb)
@@ -119,15 +151,21 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	if m := readTicket(t, ctx, wsGone); m["position"] != 1.0 {
 		t.Fatalf("first in line: %v", m)
 	}
-	_ = wsGone.Close(websocket.StatusNormalClosure, "")
 	ws := dial(stays, staysID)
 	defer ws.CloseNow()
 	if m := readTicket(t, ctx, ws); m["position"] != 2.0 {
 		t.Fatalf("second in line: %v", m)
 	}
+	at := func() float64 { return float64(e.clock.Now().UnixMilli()) }
+	await(t, "a snapshot of both sockets", func() bool {
+		_, a := w.state(goneID)
+		_, b := w.state(staysID)
+		return a == at() && b == at()
+	})
+	_ = wsGone.Close(websocket.StatusNormalClosure, "")
+	await(t, "the closed socket's mark", func() bool { return w.mark(goneID) == at() })
 
 	// Time passes on the line's clock; the open socket's sign of life follows.
-	at := func() float64 { return float64(e.clock.Now().UnixMilli()) }
 	e.clock.Advance(15 * time.Second)
 	want := at()
 	await(t, "the first batched sign of life", func() bool { _, a := w.state(staysID); return a == want })

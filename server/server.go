@@ -98,6 +98,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	local := newLocalPositions(line.Positions(), line, cfg.Logger)
 	s := &Server{e: e, line: line, log: cfg.Logger, local: local,
 		hub: push.NewHub(pushFetcher{line: line, deg: deg, local: local}, push.Options{Logger: cfg.Logger})}
+	local.open = s.hub.Open
 	if cfg.Avail != nil {
 		// Open pages and sockets switch to (or back from) the accept page by themselves.
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })

@@ -148,9 +148,10 @@ func (s *Store) Present(ctx context.Context, room, server string, open []string,
 			others = append(others, id)
 		}
 	}
+	lo, bits := uint64(0), []byte{} // no seqs: an empty snapshot replaces the one before
 	if len(seqs) > 0 {
 		slices.SortFunc(seqs, func(a, b seqID) int { return cmp.Compare(a.seq, b.seq) })
-		lo := seqs[0].seq
+		lo = seqs[0].seq
 		top := len(seqs)
 		for seqs[top-1].seq-lo >= presentSpan {
 			top--
@@ -158,17 +159,17 @@ func (s *Store) Present(ctx context.Context, room, server string, open []string,
 		for _, x := range seqs[top:] {
 			others = append(others, x.id)
 		}
-		bits := make([]byte, (seqs[top-1].seq-lo)/8+1)
+		bits = make([]byte, (seqs[top-1].seq-lo)/8+1)
 		for _, x := range seqs[:top] {
 			off := x.seq - lo
 			bits[off/8] |= 0x80 >> (off % 8)
 		}
-		k := keysFor(s.prefix, room)
-		err := presentScript.Run(ctx, s.rdb, []string{k.q, k.present, k.bits(server)},
-			server, ms(now), strconv.FormatUint(lo, 10), string(bits)).Err()
-		if err != nil {
-			return fail("present", err)
-		}
+	}
+	k := keysFor(s.prefix, room)
+	err := presentScript.Run(ctx, s.rdb, []string{k.q, k.present, k.bits(server)},
+		server, ms(now), strconv.FormatUint(lo, 10), string(bits)).Err()
+	if err != nil {
+		return fail("present", err)
 	}
 	return s.Alive(ctx, room, others, now)
 }
