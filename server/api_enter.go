@@ -22,7 +22,7 @@ type enterer interface {
 }
 
 // handleEnter: POST /api/rooms/:room/enter {"user_token"?, "pow"?}
-func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.HandlerFunc {
+func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -35,7 +35,7 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.
 		if err := decodeBody(c, &body, true); err != nil {
 			return err
 		}
-		v, err := enter(c, line, ids, deg, g, room, body.UserToken, body.Pow)
+		v, err := enter(c, line, ids, deg, g, local, room, body.UserToken, body.Pow)
 		if err != nil {
 			return err
 		}
@@ -50,11 +50,11 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate) echo.
 // own, or a new one that costs a solution (powPayload) with proof of work
 // on), or while degraded no place at all but the bypassed answer that points
 // at the accept page.
-func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, room, userToken, powPayload string) (queue.View, error) {
+func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions, room, userToken, powPayload string) (queue.View, error) {
 	if deg.Degraded() {
 		return bypassed(line, room, "")
 	}
-	t, s, err := takePlace(c, line, ids, g, room, userToken, powPayload, true)
+	t, s, err := takePlace(c, line, ids, g, local, room, userToken, powPayload, true)
 	if err != nil {
 		return queue.View{}, err
 	}
@@ -65,8 +65,21 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 // the room, who is asking, the per-client limits, then the visitor's place.
 // With challenge false, a visitor who would have to work for a new place
 // gets queue.ErrProofRequired as it is, without a fresh challenge drawn from
-// the pool for it: the page's checking step asks for its own.
-func takePlace(c echo.Context, line enterer, ids identities, g powGate, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
+// the pool for it: the page's checking step asks for its own. A waiting
+// ticket is kept in local (when not nil) for its connection's first message.
+func takePlace(c echo.Context, line enterer, ids identities, g powGate, local *localPositions, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
+	var gen int64
+	if local != nil {
+		gen = local.gen.Load() // before: an admission heard meanwhile is not overtaken
+	}
+	t, s, err := enterPlace(c, line, ids, g, room, userToken, powPayload, challenge)
+	if err == nil && local != nil {
+		local.entered(room, t, gen, time.Now())
+	}
+	return t, s, err
+}
+
+func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
 	ctx := c.Request().Context()
 	s, err := line.Room(ctx, room)
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 // the page refreshes itself at the tier interval, and each load is a status.
 // With proof of work on, a visitor without a place gets the checking step
 // instead: its script solves the challenge and enters through the API.
-func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) echo.HandlerFunc {
+func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -34,7 +34,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate) ec
 			}
 			return c.Redirect(http.StatusSeeOther, acceptURL(room)+langQuery(c))
 		}
-		t, s, err := takePlace(c, line, ids, g, room, "", "", false)
+		t, s, err := takePlace(c, line, ids, g, local, room, "", "", false)
 		lang := pageLang(c)
 		if errors.Is(err, queue.ErrProofRequired) {
 			now := line.Now()

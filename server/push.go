@@ -127,7 +127,7 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 // read from (none while degraded). While degraded it is the bypassed
 // answer, without asking Redis: the page then moves to the accept page over
 // the connection it opened.
-func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag) (room, id string, t queue.Ticket, v queue.View, err error) {
+func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag, local *localPositions) (room, id string, t queue.Ticket, v queue.View, err error) {
 	if deg.Degraded() {
 		if room, err = roomParam(c); err != nil {
 			return "", "", t, v, err
@@ -139,8 +139,23 @@ func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFla
 		v, err = bypassed(line, room, id)
 		return room, id, t, v, err
 	}
-	t, s, err := ownTicket(c, line, ids)
+	room, id, identity, err := ticketOwner(c, line, ids)
 	if err != nil {
+		return "", "", t, v, err
+	}
+	var s queue.Settings
+	kept, ok := queue.Ticket{}, false
+	if local != nil {
+		kept, ok = local.first(room, id, identity, time.Now())
+	}
+	if ok {
+		// This server entered the ticket a moment ago: no read.
+		if s, err = line.Room(c.Request().Context(), room); err != nil {
+			return "", "", t, v, err
+		}
+		t = kept
+		t.Show(&s)
+	} else if t, s, err = line.Status(c.Request().Context(), room, id, identity); err != nil {
 		return "", "", t, v, err
 	}
 	v, err = line.View(t, &s)
@@ -160,7 +175,7 @@ func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hu
 		if local != nil {
 			gen = local.gen.Load()
 		}
-		room, id, t, v, err := pushFirst(c, line, ids, deg)
+		room, id, t, v, err := pushFirst(c, line, ids, deg, local)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,12 @@ import (
 // abandon_after_s after that: at most this much late.
 const presentEvery = 5 * time.Second
 
+// firstFresh is how long a waiting ticket this server entered answers its
+// connection's first message, as the enter answered it (localPositions.first):
+// a page opens its connection right after its enter, and a status read
+// then would tell what the enter just did.
+const firstFresh = 2 * time.Second
+
 // knownIdle drops a ticket nobody fetched for this long (its connections closed).
 const knownIdle = time.Minute
 
@@ -70,6 +76,10 @@ type knownTicket struct {
 	stale   int64 // generation of the last invalidation; 0: none
 	used    time.Time
 	invalid bool // read it from the store next time
+	// entered is this server's enter answer for the ticket, kept until
+	// its connection's first message or firstFresh (enteredAt).
+	entered   *queue.Ticket
+	enteredAt time.Time
 	// best is the lowest position this ticket was given, 0 before any. The
 	// view may lag the store by a log read: a position read from the store
 	// can be ahead of the view's next answer, and a place never goes back.
@@ -128,6 +138,43 @@ func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, no
 		t.Position, t.Waiting, t.Rate = 0, 0, 0
 		m[t.ID] = &knownTicket{t: t, used: now, best: best}
 	}
+}
+
+// entered keeps a waiting ticket as this server's enter answered it, gen
+// taken before the enter: its connection's first message comes from it
+// (first). Its score is its seq: a drawn place's seq is no score in the
+// line, so the view does not find it and the store is read.
+func (lp *localPositions) entered(room string, t queue.Ticket, gen int64, now time.Time) {
+	if t.State != queue.StateWaiting || t.Seq <= 0 || t.Position <= 0 {
+		return
+	}
+	t.Score = float64(t.Seq)
+	lp.remember(room, []queue.Ticket{t}, gen, now)
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	if k := lp.known[room][t.ID]; k != nil && !k.invalid && k.stale <= gen && lp.roomStale[room] <= gen {
+		k.entered, k.enteredAt = &t, now
+	}
+}
+
+// first is the first message's ticket of a connection to a waiting ticket
+// this server entered for identity within firstFresh, with nothing heard
+// of it or its room since: the view's position when the view has its
+// score already, else the enter's answer. Once per enter.
+func (lp *localPositions) first(room, id, identity string, now time.Time) (queue.Ticket, bool) {
+	lp.mu.Lock()
+	k := lp.known[room][id]
+	if k == nil || k.invalid || k.entered == nil || now.Sub(k.enteredAt) > firstFresh || k.entered.Identity != identity {
+		lp.mu.Unlock()
+		return queue.Ticket{}, false
+	}
+	t := *k.entered
+	k.entered = nil
+	lp.mu.Unlock()
+	if v, ok := lp.local(room, id, now); ok && v.Position <= t.Position {
+		return v, true
+	}
+	return t, true
 }
 
 // remembered keeps a waiting ticket a connection's first message was read

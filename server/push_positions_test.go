@@ -247,19 +247,90 @@ func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
 	id := e.do(b, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
 	e.do(b, "GET", "/api/rooms/sale/tickets/"+id, "") // loads the status script
 	before := w.get()
+	dial := func() *websocket.Conn {
+		ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
+			&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m := readTicket(t, ctx, ws); m["position"] != 1.0 {
+			t.Fatalf("first message: %v", m)
+		}
+		return ws
+	}
+	// Right after its enter on this server: the enter's answer, no read;
+	// the second connection's first message is read.
+	_ = dial().Close(websocket.StatusNormalClosure, "")
 	fetches := e.srv.PushStats().Fetches
-	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
-		&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+	ws := dial()
+	defer ws.CloseNow()
+	// Three of the hub's fetches of the ticket (every 500 ms), then count.
+	await(t, "three updates of the open socket", func() bool { return e.srv.PushStats().Fetches >= fetches+3 })
+	if got := w.get() - before; got != 1 {
+		t.Fatalf("%d status reads for two connections and three updates, want 1 (the second's first message)", got)
+	}
+}
+
+// TestAConnectionRightAfterItsEnterIsNotRead: a page opens its connection
+// right after its enter; the server that entered the ticket answers the
+// first message from the enter, without a status read, and its updates
+// from the view. Another visitor naming that ticket is refused as before,
+// and an admission heard between the enter and the connection is read
+// from the store.
+func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
+	w := &statusReads{}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(seeHook(w.count))
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	go func() { _ = e.srv.Run(ctx) }()
+	e.putRoom("sale", `{"paused": true}`)
+	url := func(id string) string { return "ws" + strings.TrimPrefix(e.url, "http") + "/api/rooms/sale/tickets/" + id + "/ws" }
+
+	first, second, thief := e.browser(), e.browser(), e.browser()
+	e.do(first, "POST", "/api/rooms/sale/enter", "")
+	b := e.do(second, "POST", "/api/rooms/sale/enter", "").body
+	id := b["ticket"].(string)
+	// Another visitor with the ticket's id: refused, whatever was kept.
+	if _, resp, err := websocket.Dial(ctx, url(id), &websocket.DialOptions{HTTPHeader: cookieHeader(e, thief)}); err == nil || resp == nil || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("another visitor's connection to the ticket: %v %v, want 404", resp, err)
+	}
+	before := w.get()
+	ws, _, err := websocket.Dial(ctx, url(id), &websocket.DialOptions{HTTPHeader: cookieHeader(e, second)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
-	if m := readTicket(t, ctx, ws); m["position"] != 1.0 {
-		t.Fatalf("first message: %v", m)
+	if m := readTicket(t, ctx, ws); m["state"] != "waiting" || m["position"] != 2.0 || m["waiting"] != 2.0 {
+		t.Fatalf("first message: %v, want the enter's: waiting, 2nd of 2", m)
 	}
-	// Three of the hub's fetches of the ticket (every 500 ms), then count.
-	await(t, "three updates of the open socket", func() bool { return e.srv.PushStats().Fetches >= fetches+3 })
+	if got := w.get() - before; got != 0 {
+		t.Fatalf("%d status reads for a connection right after its enter, want none", got)
+	}
+
+	// Admitted between its enter and its connection: read, and admitted.
+	third := e.browser()
+	id3 := e.do(third, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	s, _ := e.line.Room(ctx, "sale")
+	s.Paused, s.BatchSize = false, 3
+	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "the admission heard", func() bool {
+		m := readTicket(t, ctx, ws)
+		return m["state"] == "admitted"
+	})
+	before = w.get()
+	ws3, _, err := websocket.Dial(ctx, url(id3), &websocket.DialOptions{HTTPHeader: cookieHeader(e, third)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws3.CloseNow()
+	if m := readTicket(t, ctx, ws3); m["state"] != "admitted" {
+		t.Fatalf("first message of a ticket admitted after its enter: %v", m)
+	}
 	if got := w.get() - before; got != 1 {
-		t.Fatalf("%d status reads for one connection and three updates, want 1 (the first message's)", got)
+		t.Fatalf("%d status reads for a ticket admitted since its enter, want 1", got)
 	}
 }

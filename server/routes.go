@@ -75,13 +75,13 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, NoCheckoutPath, NoCheckoutPage, nil, "where a room's default target_url leads until its operator sets one"},
 
 		// Visitors: the line.
-		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work), nil, "take a place in the line"},
+		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work, s.local), nil, "take a place in the line"},
 		{get, "/api/rooms/:room/challenge", handleChallenge(line, ids, work), nil, "a proof-of-work challenge"},
 		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg), nil, "a ticket's state"},
 		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg), nil, "leave the line"},
 		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.local, false), nil, "a ticket's updates over WebSocket"},
 		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.local, true), nil, "a ticket's updates over SSE"},
-		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work), nil, "the waiting page"},
+		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work, s.local), nil, "the waiting page"},
 
 		// Visitors in degraded mode (with an outbox).
 		{post, "/api/rooms/:room/intents", createIntent, nil, "leave an intent while Redis is down"},
@@ -92,7 +92,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		// The embed: the ticket API again with the embed's identities (user
 		// token, embed key, partitioned cookie), its page and its SDK.
 		{get, "/embed/rooms/:room", handleEmbedPage(line, deg), nil, "the waiting page inside a shop's iframe"},
-		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work), nil, "enter, from the embed"},
+		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work, s.local), nil, "enter, from the embed"},
 		{get, "/api/rooms/:room/embed/challenge", handleChallenge(line, eids, work), nil, "a challenge, from the embed"},
 		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg), nil, "a ticket's state, from the embed"},
 		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg), nil, "leave, from the embed"},
