@@ -286,7 +286,9 @@ func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
 	defer cancel()
 	go func() { _ = e.srv.Run(ctx) }()
 	e.putRoom("sale", `{"paused": true}`)
-	url := func(id string) string { return "ws" + strings.TrimPrefix(e.url, "http") + "/api/rooms/sale/tickets/" + id + "/ws" }
+	url := func(id string) string {
+		return "ws" + strings.TrimPrefix(e.url, "http") + "/api/rooms/sale/tickets/" + id + "/ws"
+	}
 
 	first, second, thief := e.browser(), e.browser(), e.browser()
 	e.do(first, "POST", "/api/rooms/sale/enter", "")
