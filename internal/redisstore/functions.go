@@ -127,7 +127,9 @@ func (s *Store) loadLibrary(ctx context.Context, seen uint64) error {
 	return nil
 }
 
-func isFunctionMissing(err error) bool { return strings.HasPrefix(err.Error(), "ERR Function not found") }
+func isFunctionMissing(err error) bool {
+	return strings.HasPrefix(err.Error(), "ERR Function not found")
+}
 
 // isUnknownCommand: Redis (or miniredis) has no FCALL.
 func isUnknownCommand(err error) bool {

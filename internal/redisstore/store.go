@@ -26,7 +26,7 @@ type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 	rate   *redis_rate.Limiter // per-client enter limits (limits.go)
-	fns    functions         // whether Redis runs the scripts as functions (functions.go)
+	fns    functions           // whether Redis runs the scripts as functions (functions.go)
 }
 
 var _ queue.Store = (*Store)(nil)
