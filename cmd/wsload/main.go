@@ -626,7 +626,7 @@ ramp:
 				r.ByCommand[name] = d
 			}
 		}
-		r.Scripts = r.ByCommand["evalsha"] + r.ByCommand["eval"]
+		r.Scripts = r.ByCommand["fcall"] + r.ByCommand["evalsha"] + r.ByCommand["eval"]
 		r.Enters, r.StatusReads = r.ByCommand["incr"], r.ByCommand["zrank"]
 		if rep.WaitingMean > 0 {
 			waiting := rep.WaitingMean * float64(c.Peers)
