@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # redis_by_kind.sh PORT SECONDS: what a loopback redis-server's commands are
 # for. It listens with MONITOR for SECONDS (bounded by timeout) and counts
-# every command under its kind: a script call (EVALSHA/EVAL, named by its
-# SHA from internal/redisstore/lua) with the commands it ran inside, or a
+# every command under its kind: a script call (FCALL of waitroom_<op>_<v>,
+# or EVALSHA/EVAL named by its SHA from internal/redisstore/lua) with the
+# commands it ran inside, or a
 # plain command by name and key suffix ("xread log", "get settings"). As
 # INFO commandstats counts them: the script call is one command, each
 # redis.call inside another. MONITOR costs Redis some CPU while it runs:
@@ -39,7 +40,8 @@ BEGIN { while ((getline l < shafile) > 0) { split(l, p, " "); name[p[1]] = p[2] 
 	}
 	if (cmd == "evalsha" || cmd == "eval" || cmd == "fcall" || cmd == "fcall_ro") {
 		s = $5; gsub(/"/, "", s)
-		cur = (cmd == "evalsha" && (s in name)) ? name[s] : (cmd ~ /^fcall/ ? "fcall " s : cmd "?")
+		if (cmd ~ /^fcall/) { sub(/^waitroom_/, "", s); sub(/_[0-9a-f]+$/, "", s); cur = s }
+		else cur = (cmd == "evalsha" && (s in name)) ? name[s] : cmd "?"
 		calls[cur]++; n[cur]++
 		next
 	}

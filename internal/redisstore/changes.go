@@ -166,7 +166,7 @@ func (s *Store) Present(ctx context.Context, room, server string, open []string,
 		}
 	}
 	k := keysFor(s.prefix, room)
-	err := presentScript.Run(ctx, s.rdb, []string{k.q, k.present, k.bits(server)},
+	err := s.run(ctx, presentScript, []string{k.q, k.present, k.bits(server)},
 		server, ms(now), strconv.FormatUint(lo, 10), string(bits)).Err()
 	if err != nil {
 		return fail("present", err)
