@@ -210,12 +210,16 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 			}
 			failing = false
 			if len(r.Admitted) > 0 {
-				// Recorded at once, so a holder taking over keeps the pace
-				// even when the lease is shorter than an interval; if this
-				// fails, the next round records it.
+				// The next round's renewal records it. A holder taking over
+				// meanwhile waits for this lease to end first, two intervals
+				// after its renewal: past the interval the pace asks. A
+				// lease shorter than that (a long interval, leaseMax) is
+				// recorded at once; if this fails, the next round does.
 				admitted = now
-				if _, err := a.line.store.Lease(ctx, room, a.ID, a.line.clock.Now(), ttl, interval, admitted); err == nil {
-					admitted = time.Time{}
+				if recordAtOnce(ttl, interval) {
+					if _, err := a.line.store.Lease(ctx, room, a.ID, a.line.clock.Now(), ttl, interval, admitted); err == nil {
+						admitted = time.Time{}
+					}
 				}
 			}
 			if a.OnTick != nil {
@@ -237,6 +241,11 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 		}
 	}
 }
+
+// recordAtOnce: an admitting tick's start must go to the lease at once when
+// a holder taking over could tick within an interval of it: when the lease
+// is shorter than two intervals.
+func recordAtOnce(ttl, interval time.Duration) bool { return ttl < 2*interval }
 
 // holding keeps the count of rooms this server admits and logs changes of hands.
 func (a *Admitter) holding(room string, held *bool, l Lease) {

@@ -36,3 +36,21 @@ func TestTicksNeitherAdmitNorDropWhileDegraded(t *testing.T) {
 		t.Fatalf("30 s after recovery: abandon %d", got.AbandonAfterS)
 	}
 }
+
+// TestAnAdmittingTickIsRecordedAtOnceOnlyWhenTheLeaseIsShort: the start of
+// an admitting tick goes to the lease with the next renewal (one call a
+// round), unless the lease is shorter than two intervals (leaseMax): then a
+// holder taking over could tick within an interval of it, and it goes at once.
+func TestAnAdmittingTickIsRecordedAtOnceOnlyWhenTheLeaseIsShort(t *testing.T) {
+	for _, c := range []struct {
+		interval time.Duration
+		want     bool
+	}{
+		{50 * time.Millisecond, false}, {200 * time.Millisecond, false}, {time.Second, false},
+		{5 * time.Second, false}, {6 * time.Second, true}, {time.Minute, true},
+	} {
+		if got := recordAtOnce(LeaseTTL(c.interval), c.interval); got != c.want {
+			t.Errorf("interval %s (lease %s): at once %v, want %v", c.interval, LeaseTTL(c.interval), got, c.want)
+		}
+	}
+}
