@@ -10,11 +10,11 @@
 -- waiter within one sweep of the line (length / 128 ticks) after
 -- abandon_after_s, never before. The sweep starts over
 -- at the first waiter who entered too recently to be silent that long.
--- A waiter's sign of life is the latest of its own (its entry, a read,
--- alive.lua's; the s: buckets) and of the servers' latest snapshots that
--- hold it (present.lua): a snapshot is read only for waiters not seen
--- lately by their own, and one not taken within abandon_after_s saves
--- nobody; one older than that and 10 minutes is deleted.
+-- A waiter's sign of life is the latest of the servers' latest snapshots
+-- that hold it (present.lua) and of its own (its entry, a read, alive.lua's;
+-- the s: buckets): the snapshots are read first, its own only when none
+-- taken within abandon_after_s holds it (a snapshot older than that saves
+-- nobody; one older than that and 10 minutes is deleted).
 -- Records are read and written once per bucket a step touches (HMGET,
 -- HSET), not once per ticket.
 -- Records, members and bucketed keys: record.lua (prepended).
@@ -188,40 +188,47 @@ local function present(members, idx, out)
   end
 end
 
--- seen_of is the last sign of life each member showed (nil: none kept but
--- its entry): the s: buckets, the seen set from before, then the servers'
--- snapshots for those not seen since abandon_before. had[i]: members[i]
--- has an s: field (unseen deletes only those).
+-- has_seen: does the seen set from before exist? Asked once a tick (a
+-- set emptied meanwhile answers nothing to ZMSCORE or ZREM either).
+local seen_exists
+local function has_seen()
+  if seen_exists == nil then seen_exists = redis.call('EXISTS', KEYS[2]) == 1 end
+  return seen_exists
+end
+
+-- seen_of is a sign of life of each member at or after abandon_before if
+-- it showed one (nil: none kept but its entry): the servers' snapshots
+-- first (open connections: one GETRANGE per snapshot), then for the rest
+-- the s: buckets and the seen set from before.
 local function seen_of(members)
-  local out, had, ours, missing = {}, {}, {}, {}
+  local out, all, ours, missing = {}, {}, {}, {}
+  for i = 1, #members do all[i] = i end
+  present(members, all, out)
   for i, m in ipairs(members) do
-    if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
+    if not out[i] then
+      if isseq(m) then ours[#ours + 1] = i else missing[#missing + 1] = i end
+    end
   end
   local got = fetch(skey, members, ours)
   for _, i in ipairs(ours) do
-    if got[i] then out[i], had[i] = tonumber(got[i]), true else missing[#missing + 1] = i end
+    if got[i] then out[i] = tonumber(got[i]) else missing[#missing + 1] = i end
   end
-  if #missing > 0 and redis.call('EXISTS', KEYS[2]) == 1 then
+  if #missing > 0 and has_seen() then
     local ms = {}
     for j, i in ipairs(missing) do ms[j] = members[i] end
     for j, v in ipairs(redis.call('ZMSCORE', KEYS[2], unpack(ms))) do
       if v then out[missing[j]] = tonumber(v) end
     end
   end
-  local stale = {}
-  for i = 1, #members do
-    if not out[i] or out[i] < abandon_before then stale[#stale + 1] = i end
-  end
-  present(members, stale, out)
-  return out, had
+  return out
 end
 
--- unseen forgets the members' signs of life (they left the line): those
--- of had's indexes (seen_of), or all.
-local function unseen(members, had)
+-- unseen forgets the members' signs of life (they left the line): one
+-- HDEL per s: bucket.
+local function unseen(members)
   local groups, order = {}, {}
-  for i, m in ipairs(members) do
-    if (had == nil and isseq(m)) or (had and had[i]) then
+  for _, m in ipairs(members) do
+    if isseq(m) then
       local k = skey(base, m)
       if not groups[k] then groups[k] = {}; order[#order + 1] = k end
       local g = groups[k]
@@ -229,7 +236,7 @@ local function unseen(members, had)
     end
   end
   for _, k in ipairs(order) do redis.call('HDEL', k, unpack(groups[k])) end
-  if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('ZREM', KEYS[2], unpack(members)) end
+  if has_seen() then redis.call('ZREM', KEYS[2], unpack(members)) end
 end
 
 -- finish marks tickets ended; their records stay for the grace period so
@@ -299,7 +306,8 @@ if #expired > 0 then
 end
 
 -- The silent: from before, by the seen set's order; then the sweep.
-local gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan)
+local gone = {}
+if has_seen() then gone = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', '(' .. abandon_before, 'LIMIT', 0, maxscan) end
 local total = redis.call('ZCARD', KEYS[1])
 if total > 0 then
   local cursor = tonumber(redis.call('HGET', KEYS[6], 'sw')) or 0
@@ -331,11 +339,9 @@ if total > 0 then
     end
     at_rank = at_rank + #batch
   end
-  if young then
-    redis.call('HSET', KEYS[6], 'sw', 0)
-  else
-    redis.call('HSET', KEYS[6], 'sw', cursor + examined - dropped)
-  end
+  local sw = cursor + examined - dropped
+  if young then sw = 0 end
+  if sw ~= cursor then redis.call('HSET', KEYS[6], 'sw', sw) end
 end
 if #gone > 0 then
   for _, sc in ipairs(redis.call('ZMSCORE', KEYS[1], unpack(gone))) do
@@ -391,8 +397,8 @@ if not paused then
       members[#members + 1] = popped[i]
       removed[#removed + 1] = popped[i + 1] -- positions
     end
-    local seen, had = seen_of(members)
-    unseen(members, had)
+    local seen = seen_of(members)
+    unseen(members)
     local recs, keys, raws = records(members)
     local marked, z = {}, {}
     for i, m in ipairs(members) do
@@ -455,7 +461,7 @@ if sum > 0 then
   rate = tostring(sum / span)
 end
 redis.call('HSET', KEYS[6], 'rate', rate)
-log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed) -- positions
+log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed, total - #removed) -- positions
 
 local out = {#expired, abandoned, #purge}
 for i, id in ipairs(admitted) do
