@@ -55,7 +55,7 @@ func (a *Admitter) Run(ctx context.Context) error {
 	// pace applies within one tick of the new interval rather than after a
 	// sleep of the old one.
 	go func() {
-		err := a.line.store.Listen(ctx, func(string, []string) {}, a.wake)
+		err := a.line.store.Listen(ctx, func(string, []Admitted) {}, a.wake)
 		if err != nil && ctx.Err() == nil {
 			a.line.log.Warn("admission: listen for settings changes", "err", err)
 		}

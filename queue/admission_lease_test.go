@@ -79,4 +79,3 @@ func TestAHolderThatLostItsLeaseStopsAtOnce(t *testing.T) {
 		t.Fatalf("after losing the lease: admitting %d rooms, %d ticks; want 0, 1", adm.Admitting(), ticks.Load())
 	}
 }
-

@@ -253,7 +253,7 @@ func (l *Line) Stats(ctx context.Context, room string, now time.Time) (Stats, er
 // the store, until ctx ends.
 // A room change makes the cached settings stale first, so pages pushed
 // because of it (sold out, undone) are read with the new settings.
-func (l *Line) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
+func (l *Line) Listen(ctx context.Context, onAdmit func(room string, adm []Admitted), onRoom func(room string)) error {
 	return l.store.Listen(ctx, onAdmit, func(room string) {
 		l.mu.Lock()
 		if c, ok := l.cache[room]; ok {

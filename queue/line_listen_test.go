@@ -36,7 +36,7 @@ func TestRoomChangeMakesOtherServersReadFreshSettings(t *testing.T) {
 	}
 	heard := make(chan queue.Settings, 16)
 	go func() {
-		_ = b.Listen(ctx, func(string, []string) {}, func(room string) {
+		_ = b.Listen(ctx, func(string, []queue.Admitted) {}, func(room string) {
 			got, _ := b.Room(ctx, room) // what a push for this change reads
 			heard <- got
 		})

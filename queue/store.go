@@ -154,7 +154,25 @@ type Ticks interface {
 type Events interface {
 	// Listen delivers admissions and settings changes from every server
 	// sharing the store, until ctx ends.
-	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+	Listen(ctx context.Context, onAdmit func(room string, adm []Admitted), onRoom func(room string)) error
+}
+
+// Admitted is a ticket a tick let in, as the admission's event tells every
+// server: with its times, a server that knows the ticket shows it admitted
+// without reading it. The times are zero when the event did not carry
+// them (a server of the release before ticked): read the ticket then.
+type Admitted struct {
+	ID                     string
+	At, Orderable, Expires time.Time
+}
+
+// AdmittedIDs are the tickets' ids.
+func AdmittedIDs(adm []Admitted) []string {
+	ids := make([]string, len(adm))
+	for i, a := range adm {
+		ids[i] = a.ID
+	}
+	return ids
 }
 
 // Drill is the availability probe and the deployment's degraded-mode drill.

@@ -55,6 +55,8 @@ type localPositions struct {
 	// (push.Hub.Open); server names this process's snapshots.
 	open   func() map[string][]string
 	server string
+	// clock is the line's (Line.Now): an admitted ticket's expiry is on it.
+	clock func() time.Time
 	// shown is each room's last snapshot written (flush's goroutine only).
 	shown map[string]map[string]struct{}
 
@@ -87,7 +89,7 @@ type knownTicket struct {
 }
 
 func newLocalPositions(pos positionSource, alive aliveWriter, log *slog.Logger) *localPositions {
-	return &localPositions{pos: pos, alive: alive, log: log, server: queue.RandomID(),
+	return &localPositions{pos: pos, alive: alive, log: log, server: queue.RandomID(), clock: time.Now,
 		shown: map[string]map[string]struct{}{}, known: map[string]map[string]*knownTicket{},
 		roomStale: map[string]int64{}}
 }
@@ -98,6 +100,14 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
 	k := lp.known[room][id]
+	if k != nil && !k.invalid && k.t.State == queue.StateAdmitted && lp.clock().Before(k.t.ExpiresAt) {
+		// Admitted as an admission's event told: its first update after
+		// it, once (a later one reads: completed, left).
+		k.invalid = true
+		t := k.t
+		_, t.Waiting, t.Rate, _ = lp.pos.Position(room, t.Score)
+		return t, true
+	}
 	if k == nil || k.invalid || k.t.State != queue.StateWaiting {
 		return queue.Ticket{}, false
 	}
@@ -210,6 +220,36 @@ func (lp *localPositions) forget(room string, ids []string) {
 		if k == nil {
 			k = &knownTicket{used: now}
 			m[id] = k
+		}
+		k.invalid, k.stale = true, g
+	}
+}
+
+// admitted takes an admission heard: a waiting ticket known here becomes
+// admitted with the event's times, so its next update needs no read;
+// another, or one of an event without times, is read next time (forget).
+// Either way a read that started before this is not kept.
+func (lp *localPositions) admitted(room string, adm []queue.Admitted) {
+	g := lp.gen.Add(1)
+	now := time.Now()
+	lp.mu.Lock()
+	defer lp.mu.Unlock()
+	m := lp.known[room]
+	if m == nil {
+		m = map[string]*knownTicket{}
+		lp.known[room] = m
+	}
+	for _, a := range adm {
+		k := m[a.ID]
+		if k != nil && !k.invalid && k.t.State == queue.StateWaiting && !a.At.IsZero() {
+			k.t.State, k.t.Position = queue.StateAdmitted, 0
+			k.t.AdmittedAt, k.t.OrderableAt, k.t.ExpiresAt = a.At, a.Orderable, a.Expires
+			k.stale, k.entered = g, nil
+			continue
+		}
+		if k == nil {
+			k = &knownTicket{used: now}
+			m[a.ID] = k
 		}
 		k.invalid, k.stale = true, g
 	}

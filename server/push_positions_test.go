@@ -336,3 +336,50 @@ func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
 		t.Fatalf("%d status reads for a ticket admitted since its enter, want 1", got)
 	}
 }
+
+// TestAnAdmissionHeardIsShownWithoutARead: the admission's event carries
+// the tickets' times, so the server shows a connected waiter admitted, its
+// entry token signed, without reading the ticket; what it shows is what a
+// read of the ticket says.
+func TestAnAdmissionHeardIsShownWithoutARead(t *testing.T) {
+	w := &statusReads{}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(seeHook(w.count))
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	go func() { _ = e.srv.Run(ctx) }()
+	e.putRoom("sale", `{"paused": true, "jitter_ms": 3000}`)
+
+	b := e.browser()
+	id := e.do(b, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/api/rooms/sale/tickets/"+id+"/ws",
+		&websocket.DialOptions{HTTPHeader: cookieHeader(e, b)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if m := readTicket(t, ctx, ws); m["state"] != "waiting" {
+		t.Fatalf("first message: %v", m)
+	}
+	before := w.get()
+	s, _ := e.line.Room(ctx, "sale")
+	s.Paused = false
+	if r, err := e.line.Tick(ctx, "sale", &s); err != nil || len(r.Admitted) != 1 {
+		t.Fatalf("tick: %+v %v", r, err)
+	}
+	var m map[string]any
+	await(t, "the admission", func() bool {
+		m = readTicket(t, ctx, ws)
+		return m["state"] == "admitted"
+	})
+	if got := w.get() - before; got != 0 {
+		t.Fatalf("%d status reads to show an admission heard, want none", got)
+	}
+	read := e.do(b, "GET", "/api/rooms/sale/tickets/"+id, "").body
+	for _, f := range []string{"orderable_at", "token", "entered_at"} {
+		if m[f] == nil || fmt.Sprint(m[f]) != fmt.Sprint(read[f]) {
+			t.Errorf("%s: pushed %v, read %v", f, m[f], read[f])
+		}
+	}
+}

@@ -98,7 +98,7 @@ func New(line *queue.Line, cfg Config) *Server {
 	local := newLocalPositions(line.Positions(), line, cfg.Logger)
 	s := &Server{e: e, line: line, log: cfg.Logger, local: local,
 		hub: push.NewHub(pushFetcher{line: line, deg: deg, local: local}, push.Options{Logger: cfg.Logger})}
-	local.open = s.hub.Open
+	local.open, local.clock = s.hub.Open, line.Now
 	if cfg.Avail != nil {
 		// Open pages and sockets switch to (or back from) the accept page by themselves.
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
@@ -161,9 +161,11 @@ func (s *Server) Run(ctx context.Context) error {
 	g.Go(func() error {
 		// An admission or a room change may change a ticket's state: its
 		// next update reads the store, not the local view.
-		return s.line.Listen(ctx, func(room string, ids []string) {
-			s.local.forget(room, ids)
-			s.hub.Notify(room, ids)
+		// An admission's event tells the tickets' times: a ticket this
+		// server knows is shown admitted without a read.
+		return s.line.Listen(ctx, func(room string, adm []queue.Admitted) {
+			s.local.admitted(room, adm)
+			s.hub.Notify(room, queue.AdmittedIDs(adm))
 		}, func(room string) {
 			s.local.forgetRoom(room)
 			s.hub.NotifyRoom(room)

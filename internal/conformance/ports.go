@@ -300,11 +300,11 @@ func testListenHearsAdmissionsAndRoomChanges(t *testing.T, target Open) {
 	s := f.room(t, "sale", nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rooms, admits := make(chan string, 100), make(chan []string, 100)
+	rooms, admits := make(chan string, 100), make(chan []queue.Admitted, 100)
 	done := make(chan error, 1)
 	other := shared() // another server listens
 	go func() {
-		done <- other.Listen(ctx, func(_ string, ids []string) { admits <- ids }, func(room string) { rooms <- room })
+		done <- other.Listen(ctx, func(_ string, adm []queue.Admitted) { admits <- adm }, func(room string) { rooms <- room })
 	}()
 	// Subscribing is asynchronous: write until the listener hears a change.
 	heard := false
@@ -329,9 +329,21 @@ func testListenHearsAdmissionsAndRoomChanges(t *testing.T, target Open) {
 		t.Fatalf("nobody admitted: %+v", r)
 	}
 	select {
-	case ids := <-admits:
-		if fmt.Sprint(ids) != fmt.Sprint(r.Admitted) {
+	case adm := <-admits:
+		if ids := queue.AdmittedIDs(adm); fmt.Sprint(ids) != fmt.Sprint(r.Admitted) {
 			t.Fatalf("heard %v, admitted %v", ids, r.Admitted)
+		}
+		// The event's times are the tickets' own: a server shows them
+		// admitted without reading them.
+		for _, a := range adm {
+			got, err := f.store.Status(ctx, "sale", nil, a.ID, "", f.clock.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.State != queue.StateAdmitted || !got.AdmittedAt.Equal(a.At) || !got.OrderableAt.Equal(a.Orderable) || !got.ExpiresAt.Equal(a.Expires) {
+				t.Fatalf("heard %s admitted %v, orderable %v, expiring %v; the store has %s %v %v %v",
+					a.ID, a.At, a.Orderable, a.Expires, got.State, got.AdmittedAt, got.OrderableAt, got.ExpiresAt)
+			}
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatalf("admission of %s not heard", w.ID)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/push"
 	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/queue"
 )
 
 // Deps is what the dashboard is built from. Line and AdminToken are
@@ -114,7 +115,7 @@ func (d *Dashboard) Run(ctx context.Context) error {
 		return nil
 	})
 	g.Go(func() error {
-		err := d.d.Line.Listen(ctx, func(string, []string) {}, func(room string) { d.changed(ctx, room) })
+		err := d.d.Line.Listen(ctx, func(string, []queue.Admitted) {}, func(room string) { d.changed(ctx, room) })
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("dashboard: listen: %w", err)
 		}

@@ -18,7 +18,7 @@ type Line interface {
 	CachedRoom(room string) (queue.Settings, bool)
 	ListRooms(ctx context.Context) ([]string, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
-	Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error
+	Listen(ctx context.Context, onAdmit func(room string, adm []queue.Admitted), onRoom func(room string)) error
 	SetDrill(ctx context.Context, on *bool) error
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 	DeleteRoom(ctx context.Context, room string) error

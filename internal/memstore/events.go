@@ -1,6 +1,10 @@
 package memstore
 
-import "context"
+import (
+	"context"
+
+	"github.com/waitroom/waitroom/queue"
+)
 
 // listenBuffer bounds each listener's backlog; as with Redis pub/sub, a
 // listener that falls behind loses events rather than slowing the line.
@@ -8,8 +12,8 @@ const listenBuffer = 1024
 
 type event struct {
 	room    string
-	ids     []string
-	changed bool // settings changed; else ids were admitted
+	adm     []queue.Admitted
+	changed bool // settings changed; else adm were admitted
 }
 
 type listener struct{ ch chan event }
@@ -27,7 +31,7 @@ func (s *Store) publish(ev event) {
 }
 
 // Listen delivers admissions and settings changes until ctx ends.
-func (s *Store) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
+func (s *Store) Listen(ctx context.Context, onAdmit func(room string, adm []queue.Admitted), onRoom func(room string)) error {
 	l := &listener{ch: make(chan event, listenBuffer)}
 	s.mu.Lock()
 	s.listeners[l] = struct{}{}
@@ -45,7 +49,7 @@ func (s *Store) Listen(ctx context.Context, onAdmit func(room string, ids []stri
 			if ev.changed {
 				onRoom(ev.room)
 			} else {
-				onAdmit(ev.room, ev.ids)
+				onAdmit(ev.room, ev.adm)
 			}
 		}
 	}

@@ -76,6 +76,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	abandoned := int64(len(gone))
 
 	res := queue.TickResult{Reclaimed: int64(len(expired)), Purged: int64(len(purge))}
+	var adm []queue.Admitted // the event's
 	if !st.Paused {
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
 		free := min(st.BatchSize-used, st.Capacity-r.heldAt(n)-int64(len(r.active)))
@@ -114,6 +115,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
 			r.active[w.id] = rec.expires
 			res.Admitted = append(res.Admitted, w.id)
+			adm = append(adm, queue.Admitted{ID: w.id, At: time.UnixMilli(n), Orderable: time.UnixMilli(o), Expires: time.UnixMilli(rec.expires)})
 			res.Waits = append(res.Waits, time.Duration(n-rec.entered)*time.Millisecond)
 			free--
 		}
@@ -143,7 +145,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	s.commitLog(r)
 	s.mu.Unlock()
 	if len(res.Admitted) > 0 {
-		s.publish(event{room: room, ids: append([]string(nil), res.Admitted...)})
+		s.publish(event{room: room, adm: adm})
 	}
 	return res, nil
 }

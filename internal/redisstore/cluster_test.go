@@ -105,7 +105,7 @@ func TestClusterLine(t *testing.T) {
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	wg.Go(func() {
 		_ = r.store.Listen(lctx,
-			func(room string, ids []string) { admitted <- append([]string{room}, ids...) },
+			func(room string, adm []queue.Admitted) { admitted <- append([]string{room}, queue.AdmittedIDs(adm)...) },
 			func(room string) { changed <- room })
 	})
 	deadline := time.Now().Add(30 * time.Second)

@@ -2,7 +2,11 @@ package redisstore
 
 import (
 	"context"
+	"strconv"
 	"strings"
+	"time"
+
+	"github.com/waitroom/waitroom/queue"
 )
 
 // EventsPattern is the pub/sub pattern on which ticks announce admissions.
@@ -28,7 +32,7 @@ const roomChanged = "*settings"
 // Listen delivers this deployment's room events until ctx ends: the tickets
 // an admission tick let in (from whichever server ran it) and settings
 // changes. It reconnects by itself when Redis comes back.
-func (s *Store) Listen(ctx context.Context, onAdmit func(room string, ids []string), onRoom func(room string)) error {
+func (s *Store) Listen(ctx context.Context, onAdmit func(room string, adm []queue.Admitted), onRoom func(room string)) error {
 	sub := s.rdb.PSubscribe(ctx, s.EventsPattern())
 	defer sub.Close()
 	ch := sub.Channel()
@@ -48,7 +52,42 @@ func (s *Store) Listen(ctx context.Context, onAdmit func(room string, ids []stri
 				onRoom(room)
 				continue
 			}
-			onAdmit(room, strings.Split(m.Payload, ","))
+			onAdmit(room, parseAdmitted(m.Payload))
 		}
 	}
+}
+
+// parseAdmitted reads tick.lua's admission event: the ids, comma
+// separated, then "@<now>:<ttl>:<jitter of each>" (ms): admitted at now,
+// orderable at now + jitter, expiring ttl later. Without that last part
+// (a server of the release before), or with one that does not fit, the
+// times are zero.
+func parseAdmitted(payload string) []queue.Admitted {
+	parts := strings.Split(payload, ",")
+	last := parts[len(parts)-1]
+	var times []string
+	if strings.HasPrefix(last, "@") {
+		parts, times = parts[:len(parts)-1], strings.Split(last[1:], ":")
+	}
+	out := make([]queue.Admitted, len(parts))
+	for i, id := range parts {
+		out[i].ID = id
+	}
+	if len(times) != len(parts)+2 {
+		return out
+	}
+	nums := make([]int64, len(times))
+	for i, s := range times {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return out
+		}
+		nums[i] = n
+	}
+	at, ttl := nums[0], nums[1]
+	for i := range out {
+		o := at + nums[2+i]
+		out[i].At, out[i].Orderable, out[i].Expires = time.UnixMilli(at), time.UnixMilli(o), time.UnixMilli(o+ttl)
+	}
+	return out
 }

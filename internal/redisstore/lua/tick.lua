@@ -433,10 +433,15 @@ if not paused then
     redis.call('ZADD', KEYS[7], now, now .. ':' .. #admitted .. ':' .. admitted[1])
     -- Joined in pieces: one concat of a 10,000 batch overflows miniredis's
     -- Lua (embedded mode).
-    local parts = {}
+    -- Then the admissions' times (redisstore.parseAdmitted):
+    -- "@<now>:<ttl>:<jitter of each, in order>"; a server of the release
+    -- before takes it for one more id, of no ticket.
+    local parts, jits = {}, {}
     for i = 1, #admitted, 1000 do
       parts[#parts + 1] = table.concat(admitted, ',', i, math.min(i + 999, #admitted))
+      jits[#jits + 1] = table.concat(ARGV, ':', 11 + i, 11 + math.min(i + 999, #admitted))
     end
+    parts[#parts + 1] = '@' .. ARGV[1] .. ':' .. ARGV[7] .. ':' .. table.concat(jits, ':')
     redis.call('PUBLISH', ARGV[10], table.concat(parts, ','))
   end
 end
