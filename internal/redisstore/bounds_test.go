@@ -331,8 +331,9 @@ func redisCPU(t testing.TB, rdb *redis.Client) time.Duration {
 	return time.Duration(sum * float64(time.Second))
 }
 
-// TestDeleteRoomRemovesEveryKey: the buckets (t:, s:, v:) go with the room,
-// as its single keys do, however many of them the room grew.
+// TestDeleteRoomRemovesEveryKey: the buckets (t:, s:, v:) and the servers'
+// snapshots (pr:) go with the room, as its single keys do, however many of
+// them the room grew.
 func TestDeleteRoomRemovesEveryKey(t *testing.T) {
 	needRealRedis(t)
 	prefix := redistest.Prefix(t)
@@ -352,6 +353,11 @@ func TestDeleteRoomRemovesEveryKey(t *testing.T) {
 	if err := f.store.Alive(ctx, room, ids, f.clock.Now()); err != nil { // signs of life: s: buckets
 		t.Fatal(err)
 	}
+	for _, server := range []string{"a", "b"} { // servers' snapshots: pr, pr:a, pr:b
+		if err := f.store.Present(ctx, room, server, ids, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
 	f.room(t, room, nil)
 	f.clock.Advance(time.Second)
 	if r := f.tick(t, room); len(r.Admitted) == 0 {
@@ -368,8 +374,8 @@ func TestDeleteRoomRemovesEveryKey(t *testing.T) {
 			kinds[name[:i]]++
 		}
 	}
-	if kinds["t"] < 20 || kinds["s"] < 20 || kinds["v"] < 30 {
-		t.Fatalf("buckets before the delete: %v, want t ≥ 20, s ≥ 20, v ≥ 30", kinds)
+	if kinds["t"] < 20 || kinds["s"] < 20 || kinds["v"] < 30 || kinds["pr"] != 2 {
+		t.Fatalf("buckets before the delete: %v, want t ≥ 20, s ≥ 20, v ≥ 30, pr 2", kinds)
 	}
 	if err := f.store.DeleteRoom(ctx, room); err != nil {
 		t.Fatal(err)
@@ -450,5 +456,41 @@ func TestBucketsStayListpacks(t *testing.T) {
 	}
 	if buckets < 80 {
 		t.Fatalf("%d buckets, want ≥ 80 (40 t:, 20 s:, 100 v:)", buckets)
+	}
+}
+
+// TestAStoppedServersSnapshotGoes: a server's snapshot that saves nobody
+// any more (older than abandon_after_s) and is older than 10 minutes is
+// deleted by a tick, its bitmap with it; a live one stays.
+func TestAStoppedServersSnapshotGoes(t *testing.T) {
+	needRealRedis(t)
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "snap"
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true })
+	w := f.stuff(t, room, "w", 3)
+	if err := f.store.Present(ctx, room, "stopped", []string{w[0].ID}, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	bits := prefix + "{" + room + "}:pr:stopped"
+	for _, step := range []time.Duration{9 * time.Minute, 2 * time.Minute} {
+		f.clock.Advance(step)
+		if err := f.store.Present(ctx, room, "live", []string{w[1].ID, w[2].ID}, f.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		f.tick(t, room)
+		n, err := rdb.Exists(ctx, bits).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gone := step == 2*time.Minute; (n == 0) != gone { // 11 minutes: gone
+			t.Fatalf("after %v more: the stopped server's bitmap exists %d, want gone %v", step, n, gone)
+		}
+	}
+	servers, err := rdb.HKeys(ctx, prefix+"{"+room+"}:pr").Result()
+	if err != nil || len(servers) != 1 || servers[0] != "live" {
+		t.Fatalf("snapshots left: %v %v, want live's", servers, err)
 	}
 }
