@@ -494,3 +494,38 @@ func TestAStoppedServersSnapshotGoes(t *testing.T) {
 		t.Fatalf("snapshots left: %v %v, want live's", servers, err)
 	}
 }
+
+// TestAWideSnapshotIsReadByRange: a snapshot whose seqs span more than a
+// 64 KiB bitmap is read by range, not whole, and still keeps its waiters;
+// a silent waiter beside them goes.
+func TestAWideSnapshotIsReadByRange(t *testing.T) {
+	needRealRedis(t)
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	const room = "wide"
+	f.room(t, room, func(s *queue.Settings) { s.Paused = true; s.AbandonAfterS = 30 })
+	first := f.stuff(t, room, "a", 1)[0]
+	if err := rdb.Set(ctx, prefix+"{"+room+"}:seq", 600_000, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	late := f.stuff(t, room, "b", 2) // seqs 600,001 and 600,002
+	open := []string{first.ID, late[0].ID}
+	f.clock.Advance(35 * time.Second)
+	if err := f.store.Present(ctx, room, "a", open, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.StrLen(ctx, prefix+"{"+room+"}:pr:a").Result(); err != nil || n <= 65536 {
+		t.Fatalf("bitmap of %d B (%v), want over 64 KiB", n, err)
+	}
+	if r := f.tick(t, room); r.Abandoned != 1 {
+		t.Fatalf("abandoned %d, want the silent one", r.Abandoned)
+	}
+	for _, tk := range []queue.Ticket{first, late[0]} {
+		got, _, err := f.line.Status(ctx, room, tk.ID, tk.Identity)
+		if err != nil || got.State != queue.StateWaiting {
+			t.Fatalf("%s in the snapshot: %s (%v)", tk.ID, got.State, err)
+		}
+	}
+}

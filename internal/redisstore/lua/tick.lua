@@ -30,7 +30,7 @@
 -- KEYS[9] visitors HASH identity -> ticket member (before)
 -- KEYS[10] log     STREAM the change log (positions)
 -- KEYS[11] base    the room's key base: <base>t:*, s:*, v:* (same slot)
--- KEYS[12] present HASH server -> "<taken (ms)>:<lo>": the servers' snapshots of
+-- KEYS[12] present HASH server -> "<taken (ms)>:<lo>:<bytes>": the servers' snapshots of
 --   their open connections, bitmaps of seqs in <present>:<server> (present.lua)
 -- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
 -- ARGV[5] abandon before (ms: waiters last seen before this are gone)
@@ -133,21 +133,24 @@ local function snapshots()
   local all = redis.call('HGETALL', KEYS[12])
   local drop = math.min(abandon_before, now - 600000)
   for i = 1, #all, 2 do
-    local at, lo = string.match(all[i + 1], '^(%d+):(%d+)$')
-    at, lo = tonumber(at), tonumber(lo)
+    local at, lo, len = string.match(all[i + 1], '^(%d+):(%d+):(%d+)$')
+    at, lo, len = tonumber(at), tonumber(lo), tonumber(len)
     if not at or at < drop then
       redis.call('HDEL', KEYS[12], all[i])
       redis.call('DEL', KEYS[12] .. ':' .. all[i])
     elseif at >= abandon_before then
-      snaps[#snaps + 1] = {KEYS[12] .. ':' .. all[i], at, lo}
+      snaps[#snaps + 1] = {KEYS[12] .. ':' .. all[i], at, lo, len}
     end
   end
   return snaps
 end
 
 -- present sets out[i] to the time of the latest snapshot holding members[i],
--- for i in idx, where later than out[i]: one GETRANGE per snapshot over
--- the members' seqs (GETBIT each when they are spread wide).
+-- for i in idx, where later than out[i]. A bitmap of up to 64 KiB (half a
+-- million seqs) is read whole once a tick (GET: one command per snapshot,
+-- however many chunks of the line the tick looks at); a longer one one
+-- GETRANGE per call over the members' seqs (GETBIT each when they are
+-- spread wide).
 local function present(members, idx, out)
   if #idx == 0 then return end
   local ss = snapshots()
@@ -168,7 +171,12 @@ local function present(members, idx, out)
       local b0 = math.floor((math.max(lo, base_seq) - base_seq) / 8)
       local b1 = math.floor((hi - base_seq) / 8)
       local bytes = nil
-      if b1 - b0 < 65536 then bytes = redis.call('GETRANGE', sn[1], b0, b1) end
+      if sn[4] <= 65536 then
+        if not sn.whole then sn.whole = redis.call('GET', sn[1]) or '' end
+        bytes, b0 = sn.whole, 0
+      elseif b1 - b0 < 65536 then
+        bytes = redis.call('GETRANGE', sn[1], b0, b1)
+      end
       for _, i in ipairs(idx) do
         local n = seqs[i]
         if n and n >= base_seq and not (out[i] and out[i] >= sn[2]) then
