@@ -496,8 +496,8 @@ func TestAStoppedServersSnapshotGoes(t *testing.T) {
 }
 
 // TestAWideSnapshotIsReadByRange: a snapshot whose seqs span more than a
-// 64 KiB bitmap is read by range, not whole, and still keeps its waiters;
-// a silent waiter beside them goes.
+// 64 KiB bitmap is read by range (GETBIT each for a chunk spread as wide),
+// not whole, and still keeps its waiters; a silent waiter beside them goes.
 func TestAWideSnapshotIsReadByRange(t *testing.T) {
 	needRealRedis(t)
 	prefix := redistest.Prefix(t)
@@ -519,10 +519,25 @@ func TestAWideSnapshotIsReadByRange(t *testing.T) {
 	if n, err := rdb.StrLen(ctx, prefix+"{"+room+"}:pr:a").Result(); err != nil || n <= 65536 {
 		t.Fatalf("bitmap of %d B (%v), want over 64 KiB", n, err)
 	}
-	if r := f.tick(t, room); r.Abandoned != 1 {
+	if r := f.tick(t, room); r.Abandoned != 1 { // seqs 1 to 600,002 in one chunk: GETBIT each
 		t.Fatalf("abandoned %d, want the silent one", r.Abandoned)
 	}
-	for _, tk := range []queue.Ticket{first, late[0]} {
+	// Without the first, the chunk is narrow: one GETRANGE.
+	if err := f.line.Leave(ctx, room, first.ID, first.Identity); err != nil {
+		t.Fatal(err)
+	}
+	f2 := f.stuff(t, room, "c", 1)[0] // silent, entered 35 s after the others
+	f.clock.Advance(31 * time.Second)
+	if err := f.store.Present(ctx, room, "a", open, f.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if r := f.tick(t, room); r.Abandoned != 1 {
+		t.Fatalf("abandoned %d, want the second silent one", r.Abandoned)
+	}
+	if got, _, _ := f.line.Status(ctx, room, f2.ID, f2.Identity); got.Reason != "abandoned" {
+		t.Fatalf("silent: %s %s", got.State, got.Reason)
+	}
+	for _, tk := range []queue.Ticket{late[0]} {
 		got, _, err := f.line.Status(ctx, room, tk.ID, tk.Identity)
 		if err != nil || got.State != queue.StateWaiting {
 			t.Fatalf("%s in the snapshot: %s (%v)", tk.ID, got.State, err)
