@@ -73,7 +73,7 @@ type Options struct {
 	MaxSilence   time.Duration            // fetch a connection at least this often even if its tier is slower, as its sign of life (default 10s)
 	SendQueue    int                      // bounded per-connection queue (default 16)
 	WriteTimeout time.Duration            // per-write deadline, also bounds pings and fetches (default 5s)
-	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent from the tick (default 20s)
+	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent (from the tick) to a connection sent nothing for this long (default 20s)
 	FinalGrace   time.Duration            // how long a connection stays open after a final state, for the client to redirect (default 15s)
 	WSAccept     *websocket.AcceptOptions // passed to websocket.Accept, e.g. OriginPatterns
 	Logger       *slog.Logger             // default slog.Default()

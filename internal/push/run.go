@@ -182,6 +182,8 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 	case c.queue <- u.Payload:
 		c.wake(h)
 		c.lastSent = u.Payload
+		// A message is traffic: the keep-alive waits for PingInterval of silence.
+		c.pingAt = now.Add(h.o.PingInterval)
 		if !forced || c.lastSentAt.IsZero() {
 			c.lastSentAt = now
 		}
@@ -198,8 +200,9 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 }
 
 // keepAlive asks t's connections whose keep-alive is due for a ping (an SSE
-// comment). The hub's tick stands in for a timer per connection; a ticket
-// none of whose connections is due costs one comparison.
+// comment): those that were sent nothing for PingInterval. The hub's tick
+// stands in for a timer per connection; a ticket none of whose connections
+// is due costs one comparison.
 func (h *Hub) keepAlive(t *ticket, now time.Time) {
 	if now.Before(t.pingAt) {
 		return

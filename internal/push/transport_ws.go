@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -22,12 +23,26 @@ const wsBuffer = 128
 
 type wsTransport struct {
 	conn *websocket.Conn
+	wire *wsWire // nil when the connection was not hijacked through smallBuffers
 }
 
 func (t *wsTransport) Name() string { return "ws" }
 
+// WriteMessage writes msg as one frame in one write: the frame's header
+// and payload gather in wire and go out together within ctx's deadline.
+// (Through the small write buffer alone a message took two write calls,
+// two TCP segments and often two wake-ups of the peer.)
 func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
-	return t.conn.Write(ctx, websocket.MessageText, msg)
+	if t.wire == nil {
+		return t.conn.Write(ctx, websocket.MessageText, msg)
+	}
+	t.wire.gather()
+	// Gathering never blocks on the peer: no deadline is needed until send.
+	err := t.conn.Write(context.Background(), websocket.MessageText, msg)
+	if serr := t.wire.send(ctx); err == nil {
+		err = serr
+	}
+	return err
 }
 
 // Ping waits for the pong, which the connection's reader processes.
@@ -50,12 +65,13 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, room, ticket strin
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return ErrClosed
 	}
-	conn, err := websocket.Accept(smallBuffers{w}, r, h.o.WSAccept)
+	sb := &smallBuffers{ResponseWriter: w, userTimeout: h.o.WriteTimeout}
+	conn, err := websocket.Accept(sb, r, h.o.WSAccept)
 	if err != nil {
 		return fmt.Errorf("push: accept websocket: %w", err)
 	}
 	conn.SetReadLimit(wsReadLimit)
-	c := newClient(&wsTransport{conn: conn}, room, ticket, h.o.SendQueue)
+	c := newClient(&wsTransport{conn: conn, wire: sb.wire}, room, ticket, h.o.SendQueue)
 	if !h.register(c, first) {
 		_ = conn.Close(websocket.StatusGoingAway, reasonShutdown)
 		return ErrClosed
@@ -81,17 +97,26 @@ func (h *Hub) readWS(conn *websocket.Conn, c *client, done func(error)) {
 
 // smallBuffers hands coder/websocket the hijacked connection with small
 // bufio buffers: net/http's own 4 KB reader and writer would otherwise stay
-// with every socket for its life.
+// with every socket for its life. The writer writes to wire, which gathers
+// a message's pieces into one write. With userTimeout set, a TCP connection
+// whose written data goes unacknowledged that long is dropped by the kernel
+// (Linux), so a peer gone without a word is found while messages flow,
+// without keep-alives.
 type smallBuffers struct {
 	http.ResponseWriter
+	userTimeout time.Duration
+	wire        *wsWire // set by Hijack
 }
 
-func (w smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
+	}
+	if w.userTimeout > 0 {
+		setUserTimeout(conn, w.userTimeout)
 	}
 	// net/http flushed the 101 before handing over its writer; its reader
 	// may hold the first bytes the client sent after the handshake.
@@ -100,5 +125,6 @@ func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		early, _ := brw.Reader.Peek(n)
 		rd = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
-	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(conn, wsBuffer)), nil
+	w.wire = &wsWire{Conn: conn}
+	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(w.wire, wsBuffer)), nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -81,7 +82,7 @@ func TestWSClientMessagesCloseConnection(t *testing.T) {
 func TestHijackKeepsSmallBuffersAndEarlyBytes(t *testing.T) {
 	got := make(chan string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		conn, brw, err := smallBuffers{w}.Hijack()
+		conn, brw, err := (&smallBuffers{ResponseWriter: w}).Hijack()
 		if err != nil {
 			t.Error(err)
 			return
@@ -140,5 +141,59 @@ func TestIdleConnectionsCostOneGoroutine(t *testing.T) {
 				t.Errorf("%d goroutines for %d idle connections (want %d)", g, open, n)
 			}
 		})
+	}
+}
+
+// writeCounter counts the writes to the connections its listener accepts.
+type writeCounter struct {
+	net.Listener
+	writes atomic.Int64
+}
+
+func (l *writeCounter) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return &countedConn{Conn: c, n: &l.writes}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c *countedConn) Write(p []byte) (int, error) {
+	c.n.Add(1)
+	return c.Conn.Write(p)
+}
+
+// TestAWSMessageIsOneWrite: a message bigger than the connection's small
+// write buffer goes out in one write call (one TCP segment, one wake-up of
+// the peer), not a flushed header and then the payload.
+func TestAWSMessageIsOneWrite(t *testing.T) {
+	big := strings.Repeat("x", 6*wsBuffer)
+	e := newEnv(t, Options{}, func(_, id string, n int, _ time.Time) Update {
+		return Update{State: StateWaiting, Interval: time.Second, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, n, big)}
+	}, nil)
+	srv := httptest.NewUnstartedServer(e.srv.Config.Handler)
+	counter := &writeCounter{Listener: srv.Listener}
+	srv.Listener = counter
+	srv.Start()
+	t.Cleanup(srv.Close)
+	t.Cleanup(e.hub.Close) // before srv.Close: open streams would hold it up
+	e.srv = srv
+
+	ws := e.dialWS("r", "T", nil)
+	ws.next() // the first message, after the handshake's own writes
+	for i := 1; i <= 3; i++ {
+		before := counter.writes.Load()
+		e.hub.Notify("r", []string{"T"})
+		if got := ws.next(); !strings.HasPrefix(got, fmt.Sprintf(`{"n":%d,`, i)) {
+			t.Fatalf("message %d: %.20s…", i, got)
+		}
+		if n := counter.writes.Load() - before; n != 1 {
+			t.Errorf("message %d (%d bytes) took %d writes, want 1", i, len(big)+20, n)
+		}
 	}
 }
