@@ -75,20 +75,28 @@ func (h *Hub) due(now time.Time) []batch {
 		}
 	}
 	var out []batch
+	limit := h.mono(now.Add(dueSlack))
 	for id, r := range h.rooms {
 		b := batch{room: id}
-		for tid, t := range r.tickets {
-			h.keepAlive(t, now)
-			force := r.force || t.force
-			if !force && now.Add(dueSlack).Before(t.next) {
+		// Index, not range: the schedule's entries stay where they are
+		// while it is walked (only register and unregister move them).
+		for i := range r.wakes {
+			w := r.wakes[i]
+			if !r.force && w.at > limit {
 				continue
 			}
-			b.add(tid, force)
-			t.force = false
-			// Provisional: if the fetch fails, retry at the next slot, not every tick.
-			if !now.Add(dueSlack).Before(t.next) {
-				t.next = now.Add(h.slot(t))
+			t := w.t
+			h.keepAlive(t, now)
+			force := r.force || t.force
+			if force || !now.Add(dueSlack).Before(t.next) {
+				b.add(t.id, force)
+				t.force = false
+				// Provisional: if the fetch fails, retry at the next slot, not every tick.
+				if !now.Add(dueSlack).Before(t.next) {
+					t.next = now.Add(h.slot(t))
+				}
 			}
+			r.touch(h, t)
 		}
 		r.force = false
 		if len(b.tickets) > 0 {
@@ -159,7 +167,7 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 		if !b.force[i] || !now.Add(dueSlack).Before(t.next) {
 			t.next = now.Add(h.slot(t))
 		}
-		for c := range t.clients {
+		for _, c := range t.clients {
 			if c.kicked() {
 				continue
 			}
@@ -171,6 +179,7 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 				t.next = minTime(t.next, c.lastSentAt.Add(u.Interval))
 			}
 		}
+		r.touch(h, t)
 	}
 }
 
@@ -208,7 +217,7 @@ func (h *Hub) keepAlive(t *ticket, now time.Time) {
 		return
 	}
 	var next time.Time
-	for c := range t.clients {
+	for _, c := range t.clients {
 		if !now.Before(c.pingAt) {
 			c.pingAt = now.Add(h.o.PingInterval)
 			c.pingDue.Store(true)
