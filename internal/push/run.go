@@ -141,17 +141,23 @@ func (h *Hub) fetch(ctx context.Context, b batch, now time.Time) {
 	if len(ups) != len(b.tickets) {
 		h.log.Error("push: fetch returned wrong count", "room", b.room, "want", len(b.tickets), "got", len(ups))
 	}
-	h.apply(b, ups, now)
+	// Written here, with the hub's lock released: as far as each socket
+	// takes its message without waiting.
+	for _, c := range h.apply(b, ups, now) {
+		c.writeInline(h)
+	}
 }
 
 // apply fans each update out to the ticket's connections and sets its next
-// fetch. It holds the hub lock but never blocks: a full queue kicks.
-func (h *Hub) apply(b batch, ups []Update, now time.Time) {
+// fetch. It holds the hub lock but never blocks: a full queue kicks. It
+// returns the connections that got a message and are written inline
+// (writeInline) by the caller; the others' writers are started.
+func (h *Hub) apply(b batch, ups []Update, now time.Time) (inline []*client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.rooms[b.room]
 	if r == nil {
-		return
+		return nil
 	}
 	for i, u := range ups[:min(len(ups), len(b.tickets))] {
 		id := b.tickets[i]
@@ -173,7 +179,9 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 			}
 			switch decide(c, u, now, b.force[i]) {
 			case send:
-				h.enqueue(c, u, now, b.force[i])
+				if h.enqueue(c, u, now, b.force[i]) && c.inline != nil {
+					inline = append(inline, c)
+				}
 			case later:
 				// Come back when this connection may have its next update.
 				t.next = minTime(t.next, c.lastSentAt.Add(u.Interval))
@@ -181,15 +189,19 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 		}
 		r.touch(h, t)
 	}
+	return inline
 }
 
-// enqueue queues u for c. A forced send (a notice: settings changed,
-// admission) does not move c's throttle clock, so a room-wide push leaves
-// the waiters' update schedules spread as they were.
-func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
+// enqueue queues u for c and reports whether it did. A forced send (a
+// notice: settings changed, admission) does not move c's throttle clock,
+// so a room-wide push leaves the waiters' update schedules spread as they
+// were. A connection without an inline writer gets its writer started.
+func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) bool {
 	select {
 	case c.queue <- u.Payload:
-		c.wake(h)
+		if c.inline == nil {
+			c.wake(h)
+		}
 		c.lastSent = u.Payload
 		// A message is traffic: the keep-alive waits for PingInterval of silence.
 		c.pingAt = now.Add(h.o.PingInterval)
@@ -200,11 +212,13 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 			c.finalAt = now
 			h.finals[c] = struct{}{}
 		}
+		return true
 	default:
 		if c.kick(websocket.StatusTryAgainLater, reasonSlow, ErrSlow) {
 			h.slow.Add(1)
 			h.log.Info("push: slow client disconnected", "room", c.room, "transport", c.tr.Name())
 		}
+		return false
 	}
 }
 

@@ -28,21 +28,33 @@ type wsTransport struct {
 
 func (t *wsTransport) Name() string { return "ws" }
 
-// WriteMessage writes msg as one frame in one write: the frame's header
-// and payload gather in wire and go out together within ctx's deadline.
-// (Through the small write buffer alone a message took two write calls,
-// two TCP segments and often two wake-ups of the peer.)
+// WriteMessage writes msg as one frame in one write (wsWire), within
+// ctx's deadline.
 func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
 	if t.wire == nil {
 		return t.conn.Write(ctx, websocket.MessageText, msg)
 	}
-	t.wire.gather()
-	// Gathering never blocks on the peer: no deadline is needed until send.
-	err := t.conn.Write(context.Background(), websocket.MessageText, msg)
-	if serr := t.wire.send(ctx); err == nil {
-		err = serr
+	timeout := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
 	}
-	return err
+	return t.wire.writeMessage(msg, timeout)
+}
+
+// TryWrite starts writing msg if that needs no wait (inlineWriter).
+func (t *wsTransport) TryWrite(msg []byte) (started, done bool, err error) {
+	if t.wire == nil {
+		return false, false, nil
+	}
+	return t.wire.tryWrite(msg)
+}
+
+// Finish writes the rest of a message TryWrite started (inlineWriter).
+func (t *wsTransport) Finish(timeout time.Duration) error {
+	if t.wire == nil {
+		return nil
+	}
+	return t.wire.finish(timeout)
 }
 
 // Ping waits for the pong, which the connection's reader processes.
@@ -97,8 +109,8 @@ func (h *Hub) readWS(conn *websocket.Conn, c *client, done func(error)) {
 
 // smallBuffers hands coder/websocket the hijacked connection with small
 // bufio buffers: net/http's own 4 KB reader and writer would otherwise stay
-// with every socket for its life. The writer writes to wire, which gathers
-// a message's pieces into one write. With userTimeout set, a TCP connection
+// with every socket for its life. The writer writes to wire (which the hub
+// writes its messages to itself). With userTimeout set, a TCP connection
 // whose written data goes unacknowledged that long is dropped by the kernel
 // (Linux), so a peer gone without a word is found while messages flow,
 // without keep-alives.
@@ -125,6 +137,6 @@ func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		early, _ := brw.Reader.Peek(n)
 		rd = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
-	w.wire = &wsWire{Conn: conn}
+	w.wire = newWire(conn)
 	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(w.wire, wsBuffer)), nil
 }

@@ -197,3 +197,85 @@ func TestAWSMessageIsOneWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestAStalledReaderGetsEveryMessageWhole: messages to a peer that stops
+// reading are written from the hub's goroutine only as far as the socket
+// takes them at once; the rest of a frame is finished by a writer
+// goroutine, before the next message. The hub is never held up (a reading
+// neighbour gets each update), and once the peer reads, every message
+// arrives whole and in order.
+func TestAStalledReaderGetsEveryMessageWhole(t *testing.T) {
+	const n = 16
+	pad := strings.Repeat("x", 1<<20) // 16 MB: more than loopback's socket buffers hold
+	e := newEnv(t, Options{SendQueue: 2 * n, WriteTimeout: time.Minute}, func(_, id string, k int, _ time.Time) Update {
+		if id == "big" {
+			return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, k, pad)}
+		}
+		return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"ticket":%q,"n":%d}`, id, k)}
+	}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	url := "ws" + strings.TrimPrefix(e.srv.URL, "http") + "/ws/r/big"
+	big, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer big.CloseNow()
+	big.SetReadLimit(2 << 20)
+	small := e.dialWS("r", "small", nil)
+	small.next()
+
+	for k := 1; k <= n; k++ {
+		e.hub.Notify("r", []string{"big"})
+		// The hub serves notices in order: once small has this one, big's was written or queued.
+		e.hub.Notify("r", []string{"small"})
+		if got, want := small.next(), fmt.Sprintf(`{"ticket":"small","n":%d}`, k); got != want {
+			t.Fatalf("small got %s, want %s", got, want)
+		}
+	}
+	e.hub.mu.Lock()
+	var c *client
+	if tk := e.hub.rooms["r"].tickets["big"]; tk != nil && len(tk.clients) == 1 {
+		c = tk.clients[0]
+	}
+	e.hub.mu.Unlock()
+	if c == nil {
+		t.Fatal("big is not connected")
+	}
+	if !c.writing.Load() {
+		t.Fatal("no writer goroutine waits for the stalled socket: the messages never filled it")
+	}
+
+	rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer rcancel()
+	if _, first, err := big.Read(rctx); err != nil || string(first) != firstPayload("big") {
+		t.Fatalf("first message %.40q, %v", first, err)
+	}
+	for k := 1; k <= n; k++ {
+		_, got, err := big.Read(rctx)
+		if err != nil {
+			t.Fatalf("message %d: %v", k, err)
+		}
+		if want := fmt.Sprintf(`{"n":%d,"pad":%q}`, k, pad); string(got) != want {
+			t.Fatalf("message %d: %d bytes %.20q…, want %d bytes %.20q…", k, len(got), got, len(want), want)
+		}
+	}
+}
+
+// TestFramesOfEveryLengthEncoding: a message's frame carries its length in
+// 7, 16 or 64 bits; each boundary reads back whole at the client.
+func TestFramesOfEveryLengthEncoding(t *testing.T) {
+	sizes := []int{0, 1, 125, 126, 127, 65535, 65536, 70000}
+	e := newEnv(t, Options{SendQueue: 16}, func(_, _ string, k int, _ time.Time) Update {
+		return Update{State: StateWaiting, Payload: []byte(strings.Repeat("y", sizes[(k-1)%len(sizes)]))}
+	}, nil)
+	ws := e.dialWS("r", "T", &websocket.DialOptions{})
+	ws.conn.SetReadLimit(1 << 20)
+	ws.next()
+	for _, n := range sizes {
+		e.hub.Notify("r", []string{"T"})
+		if got := ws.next(); len(got) != n || strings.Trim(got, "y") != "" {
+			t.Fatalf("a %d-byte message arrived as %d bytes", n, len(got))
+		}
+	}
+}
