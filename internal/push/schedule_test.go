@@ -54,7 +54,7 @@ func TestTheScheduleGivesWhatAWalkOfEveryTicketGave(t *testing.T) {
 	h := NewHub(idleFetcher{}, Options{Clock: clock, PingInterval: 3 * time.Second, MaxSilence: 2 * time.Second, SendQueue: 1 << 12, Logger: slog.New(slog.DiscardHandler)})
 	rng := rand.New(rand.NewPCG(1, 2))
 	var open []*client
-	for step := range 3000 {
+	for step := range 1500 {
 		now := clock.Now()
 		switch k := rng.IntN(10); {
 		case k < 4: // a connection opens, its first read current or not

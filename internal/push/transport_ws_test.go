@@ -209,7 +209,7 @@ func TestAStalledReaderGetsEveryMessageWhole(t *testing.T) {
 	pad := strings.Repeat("x", 1<<20) // 16 MB: more than loopback's socket buffers hold
 	e := newEnv(t, Options{SendQueue: 2 * n, WriteTimeout: time.Minute}, func(_, id string, k int, _ time.Time) Update {
 		if id == "big" {
-			return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, k, pad)}
+			return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, k, pad)}
 		}
 		return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"ticket":%q,"n":%d}`, id, k)}
 	}, nil)
@@ -256,7 +256,7 @@ func TestAStalledReaderGetsEveryMessageWhole(t *testing.T) {
 		if err != nil {
 			t.Fatalf("message %d: %v", k, err)
 		}
-		if want := fmt.Sprintf(`{"n":%d,"pad":%q}`, k, pad); string(got) != want {
+		if want := fmt.Sprintf(`{"n":%d,"pad":"%s"}`, k, pad); string(got) != want {
 			t.Fatalf("message %d: %d bytes %.20q…, want %d bytes %.20q…", k, len(got), got, len(want), want)
 		}
 	}
