@@ -75,7 +75,7 @@ run() {
 	w1=$(proc_cpu "$waitroom_pid") r1=$(proc_cpu "$redis_pid")
 	cat "$work/$name.txt"
 	rcli info commandstats | tr -d '\r' | awk -F'[:,=]' -v w0="$w0" -v w1="$w1" -v r0="$r0" -v r1="$r1" \
-		-v lg="$(cat "$work/$name.time")" '/^cmdstat_evalsha/ {
+		-v lg="$(cat "$work/$name.time")" '/^cmdstat_fcall:/ {
 			split(lg, t, " "); n = $3
 			printf "   CPU per request (%d requests): waitroom %.0f us, redis-server %.0f us (%.1f us inside scripts), loadgen %.0f us\n",
 				n, (w1 - w0) * 1e6 / n, (r1 - r0) * 1e6 / n, $7, (t[1] + t[2]) * 1e6 / n

@@ -1,54 +1,81 @@
 #!/bin/bash
 # Instructions redis-server spends per enter of a new visitor (valgrind
 # callgrind: a count the machine's load does not change), for the enter
-# script at a git revision against this checkout's. Each run is a fresh
+# script at a git revision against this checkout's, with EVALSHA and, for
+# this checkout, as a function (FCALL; the library holds the record codec
+# once, as internal/redisstore/functions.go builds it). Each run is a fresh
 # redis-server under valgrind on PORT; the per-enter figure is the slope
 # between N1 and N2 enters, so start-up and the first entries cancel out.
-# Visitors are cookie visitors ("v:" and 32 hex; __rand_int__ is 12 random
-# digits). Usage: scripts/bench_enter_instructions.sh [before-rev]
-# (issue 13, docs/benchmarks.md).
+# Visitors are cookie visitors with random ids, as the server makes them
+# (the visitors buckets split as they would), sent with redis-cli --pipe.
+# Usage: scripts/bench_enter_instructions.sh [before-rev] (a revision whose
+# enter.lua takes 13 KEYS, from 1924db6 on, or one KEY, as now; issue 13,
+# docs/benchmarks.md). Needs valgrind and python3.
 set -euo pipefail
-REV=${1:-79c638f}; PORT=${PORT:-25002}; N1=${N1:-1000}; N2=${N2:-3000}
+REV=${1:-263a0aa}; PORT=${PORT:-25002}; N1=${N1:-2000}; N2=${N2:-6000}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-# Before: the compact records of $REV (record.lua prepended since b948033).
-if git cat-file -e "$REV:internal/redisstore/lua/record.lua" 2>/dev/null; then
-  git show "$REV:internal/redisstore/lua/record.lua" > "$work/old.lua"
-fi
-git show "$REV:internal/redisstore/lua/enter.lua" >> "$work/old.lua"
-cat internal/redisstore/lua/record.lua internal/redisstore/lua/enter.lua > "$work/new.lua"
-echo 'return 1' > "$work/empty.lua"
+git show "$REV:internal/redisstore/lua/record.lua" > "$work/old-record.lua"
+git show "$REV:internal/redisstore/lua/enter.lua" > "$work/old-enter.lua"
+cp internal/redisstore/lua/record.lua "$work/new-record.lua"
+cp internal/redisstore/lua/enter.lua "$work/new-enter.lua"
+sig() { if grep -q '^-- KEYS\[13\] base' "$1"; then echo 13; else echo 1; fi; }
 
-k="wr:{r}:"
-now=1764583264000
-old_args=(12 ${k}visitors ${k}tickets ${k}seq ${k}q ${k}seen ${k}active ${k}budget ${k}stats ${k}admits ${k}pow:x ${k}pre ${k}log
-  "v:0123456789abcdef0123__rand_int__" 0123456789abcdef0123 $now paused 1000 10 200 $now 600000 none 1 0)
-# new: the packed identity (v and 16 bytes) and its visitors field (8 bytes)
-# vary with the visitor, as Go computes them; the tail is 10 bytes.
-new_args=(13 ${k}visitors ${k}tickets ${k}seq ${k}q ${k}seen ${k}active ${k}budget ${k}stats ${k}admits ${k}pow:x ${k}pre ${k}log ${k}
-  "v:0123456789abcdef0123__rand_int__" 0123456789abcdef0123 $now paused 1000 10 200 $now 600000 none 1 0
-  "v0123__rand_int__" "__rand_int__" "0mir0ezk" "0123456789")
+# commands N SIG CALL...: N enters of new random visitors as RESP, each
+# "CALL... <keys and args>" in the enter signature SIG.
+commands() {
+  python3 - "$@" <<'EOF'
+import random, sys
+n, sig, call = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+out, rnd, now, base = sys.stdout.buffer, random.Random(1), 1764583264000, 'wr:{r}:'
+def b36(x):
+    d, s = '0123456789abcdefghijklmnopqrstuvwxyz', ''
+    while x:
+        s, x = d[x % 36] + s, x // 36
+    return s.rjust(8, '0')
+for i in range(n):
+    vid, tail, t = rnd.randbytes(16), rnd.randbytes(10), now + i
+    ident, packed, field = 'v:' + vid.hex(), b'v' + vid, vid[:8]
+    if sig == '13':
+        args = ['13'] + [base + k for k in ('visitors', 'tickets', 'seq', 'q', 'seen', 'active', 'budget',
+            'stats', 'admits', 'pow:x', 'pre', 'log')] + [base, ident, tail.hex(), str(t), 'paused',
+            '1000', '10', '200', str(t), '600000', 'none', '1', '0', packed, field, b36(t), tail]
+    else:
+        args = ['1', base, ident, tail.hex(), str(t), 'paused', '1000:10:200:%d:600000' % t, 'none', '0',
+            packed, field, b36(t), tail]
+    args = call + args
+    out.write(b'*%d\r\n' % len(args))
+    for a in args:
+        a = a.encode() if isinstance(a, str) else a
+        out.write(b'$%d\r\n%s\r\n' % (len(a), a))
+EOF
+}
 
-# ir SCRIPT N ARGS...: instructions of a redis-server that ran N enters.
+# ir NAME HOW N: instructions of a fresh redis-server that ran N enters of
+# NAME (old, new) by HOW (evalsha, fcall).
 ir() {
-  local script=$1 n=$2; shift 2
-  local d; d=$(mktemp -d -p "$work")
+  local name=$1 how=$2 n=$3 d; d=$(mktemp -d -p "$work")
   valgrind --tool=callgrind --callgrind-out-file="$d/cg" redis-server --port "$PORT" \
     --bind 127.0.0.1 --save '' --appendonly no --dir "$d" > "$d/log" 2>&1 &
   local vg=$!
   for _ in $(seq 100); do redis-cli -p "$PORT" ping > /dev/null 2>&1 && break; sleep 0.3; done
-  local sha; sha=$(redis-cli -p "$PORT" script load "$(cat "$script")")
-  redis-benchmark -p "$PORT" -n "$n" -c 1 -r 1000000000 -q EVALSHA "$sha" "$@" > /dev/null 2>&1
+  local call
+  if [ "$how" = fcall ]; then
+    { echo '#!lua name=bench'; cat "$work/$name-record.lua"
+      echo "redis.register_function('enter', function(KEYS, ARGV)"; cat "$work/$name-enter.lua"; echo 'end)'
+    } | redis-cli -p "$PORT" -x function load > /dev/null
+    call=(FCALL enter)
+  else
+    call=(EVALSHA "$(cat "$work/$name-record.lua" "$work/$name-enter.lua" | redis-cli -p "$PORT" -x script load)")
+  fi
+  commands "$n" "$(sig "$work/$name-enter.lua")" "${call[@]}" | redis-cli -p "$PORT" --pipe > "$d/pipe" 2>&1
+  grep -q 'errors: 0,' "$d/pipe" || { echo "$name $how: $(tail -1 "$d/pipe")" >&2; exit 1; }
   redis-cli -p "$PORT" shutdown nosave > /dev/null 2>&1 || true
   wait "$vg" || true
   grep -o 'Collected : [0-9]*' "$d/log" | grep -o '[0-9]*$'
 }
-for run in ${RUNS:-empty old new}; do
-  case $run in
-    empty) args=("${new_args[@]}") ;;
-    old) args=("${old_args[@]}") ;;
-    new) args=("${new_args[@]}") ;;
-  esac
-  a=$(ir "$work/$run.lua" "$N1" "${args[@]}"); b=$(ir "$work/$run.lua" "$N2" "${args[@]}")
-  echo "$run: $(( (b - a) / (N2 - N1) )) instructions per EVALSHA"
+for run in ${RUNS:-old:evalsha new:evalsha new:fcall}; do
+  name=${run%:*} how=${run#*:}
+  a=$(ir "$name" "$how" "$N1"); b=$(ir "$name" "$how" "$N2")
+  echo "$name ($([ "$name" = old ] && echo "$REV" || echo checkout)) $how: $(( (b - a) / (N2 - N1) )) instructions per enter"
 done

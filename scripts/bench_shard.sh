@@ -58,7 +58,7 @@ info() {
 		/:/ { split($0, a, ":"); v[a[1]] = a[2] }
 		END { for (i = 1; i <= n; i++) printf "%s ", (w[i] in v ? v[w[i]] : 0); print "" }'
 }
-fields="cmdstat_incr.calls cmdstat_evalsha.calls cmdstat_evalsha.usec used_cpu_user used_cpu_sys used_memory total_commands_processed"
+fields="cmdstat_incr.calls cmdstat_fcall.calls cmdstat_fcall.usec used_cpu_user used_cpu_sys used_memory total_commands_processed"
 
 # A room that keeps its line: one admission a minute, nobody abandons.
 settings='{"capacity":1000000,"batch_size":1,"batch_interval_ms":60000,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600,"bot_protection":{"proof_of_work":"off"}}'

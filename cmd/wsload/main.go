@@ -343,7 +343,7 @@ type serverReport struct {
 type redisReport struct {
 	Commands           int64            `json:"commands"`                  // total_commands_processed in the window, commands inside scripts included
 	PerWaiterPerSecond float64          `json:"commands_per_waiter_per_s"` // over mean waiting connections
-	Scripts            int64            `json:"script_calls"`              // EVALSHA + EVAL: round trips a client made
+	Scripts            int64            `json:"script_calls"`              // FCALL + EVALSHA + EVAL: round trips a client made
 	ScriptsPerWaiterS  float64          `json:"script_calls_per_waiter_per_s"`
 	Enters             int64            `json:"enters"`       // INCR: one per enter
 	StatusReads        int64            `json:"status_reads"` // ZRANK: one per status read of a waiting ticket (push fetches and handshakes)
@@ -628,7 +628,7 @@ ramp:
 				r.ByCommand[name] = d
 			}
 		}
-		r.Scripts = r.ByCommand["evalsha"] + r.ByCommand["eval"]
+		r.Scripts = r.ByCommand["fcall"] + r.ByCommand["evalsha"] + r.ByCommand["eval"]
 		r.Enters, r.StatusReads = r.ByCommand["incr"], r.ByCommand["zrank"]
 		if rep.WaitingMean > 0 {
 			waiting := rep.WaitingMean * float64(c.Peers)

@@ -40,6 +40,7 @@ type benchLine struct {
 	ident func(n int64) string
 	// prefix is the line's key prefix.
 	prefix string
+	store  *redisstore.Store
 }
 
 // newBenchLine is a line on its own prefix. Its client lives as long as the
@@ -58,7 +59,7 @@ func newBenchLine(b *testing.B, clock *clockwork.FakeClock) *benchLine {
 	}
 	prefix := redistest.Prefix(b)
 	store := redisstore.New(rdb, prefix)
-	return &benchLine{line: queue.NewLine(store, keys, opts), rdb: rdb, clock: clock, prefix: prefix}
+	return &benchLine{line: queue.NewLine(store, keys, opts), store: store, rdb: rdb, clock: clock, prefix: prefix}
 }
 
 // fill enters n new visitors, 32 at a time: concurrency stands in for a
@@ -90,29 +91,36 @@ func (f *benchLine) fill(ctx context.Context, room string, n int) ([]queue.Ticke
 	return out, g.Wait()
 }
 
-// evalshaStats reads the EVALSHA calls and microseconds Redis has counted.
-func evalshaStats(ctx context.Context, rdb *redis.Client) (calls, usec int64, err error) {
+// scriptCommands are the commands a store's script call is counted under:
+// FCALL where Redis has functions, else EVALSHA.
+var scriptCommands = []string{"fcall", "evalsha"}
+
+// scriptStats reads the script calls (FCALL and EVALSHA) and microseconds
+// Redis has counted.
+func scriptStats(ctx context.Context, rdb *redis.Client) (calls, usec int64, err error) {
 	info, err := rdb.Info(ctx, "commandstats").Result()
 	if err != nil {
 		return 0, 0, fmt.Errorf("info commandstats: %w", err)
 	}
 	for _, line := range strings.Split(info, "\n") {
-		rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_evalsha:")
-		if !ok {
-			continue
-		}
-		for _, kv := range strings.Split(rest, ",") {
-			k, v, _ := strings.Cut(kv, "=")
-			switch k {
-			case "calls":
-				calls, _ = strconv.ParseInt(v, 10, 64)
-			case "usec":
-				usec, _ = strconv.ParseInt(v, 10, 64)
+		for _, name := range scriptCommands {
+			rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_"+name+":")
+			if !ok {
+				continue
+			}
+			for _, kv := range strings.Split(rest, ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				n, _ := strconv.ParseInt(v, 10, 64)
+				switch k {
+				case "calls":
+					calls += n
+				case "usec":
+					usec += n
+				}
 			}
 		}
-		return calls, usec, nil
 	}
-	return 0, 0, nil
+	return calls, usec, nil
 }
 
 const tickWaiters = 100_000
@@ -177,7 +185,7 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 				return
 			}
 		}
-		// One tick up front loads the script, so the timed ones are all EVALSHA hits.
+		// One tick up front loads the script, so the timed ones all find it loaded.
 		if _, err := f.line.Tick(ctx, room, &s); err != nil {
 			tick100k.err = err
 			return
@@ -196,13 +204,13 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 		return st.Waiting
 	}
 
-	// Refills go through EVALSHA too, so Redis time is summed only over the
+	// Refills are script calls too, so Redis time is summed only over the
 	// stretches of ticks between refills.
 	const refillEvery = 100
 	var calls, usec, admitted int64
 	var baseCalls, baseUsec int64
 	sample := func() {
-		c, u, err := evalshaStats(ctx, f.rdb)
+		c, u, err := scriptStats(ctx, f.rdb)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -211,7 +219,7 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 	}
 	rebase := func() {
 		var err error
-		if baseCalls, baseUsec, err = evalshaStats(ctx, f.rdb); err != nil {
+		if baseCalls, baseUsec, err = scriptStats(ctx, f.rdb); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -243,7 +251,7 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 	b.StopTimer()
 	sample()
 	if calls != int64(b.N) {
-		b.Fatalf("redis counted %d EVALSHA calls for %d ticks: something else ran scripts", calls, b.N)
+		b.Fatalf("redis counted %d script calls for %d ticks: something else ran scripts", calls, b.N)
 	}
 	b.ReportMetric(float64(usec)/float64(b.N), "redis-us/tick")
 	b.ReportMetric(float64(admitted)/float64(b.N), "admitted/tick")
@@ -267,15 +275,16 @@ func reportRedisTime(b *testing.B, rdb *redis.Client) func() {
 	cpu0 := redisCPU(b, rdb)
 	return func() {
 		b.StopTimer()
-		calls, usec, err := evalshaStats(ctx, rdb)
+		calls, usec, err := scriptStats(ctx, rdb)
 		if err != nil {
 			b.Fatal(err)
 		}
 		if calls != int64(b.N) {
-			b.Logf("redis counted %d EVALSHA calls for %d ops", calls, b.N)
+			b.Logf("redis counted %d script calls for %d ops", calls, b.N)
 		}
 		b.ReportMetric(float64(usec)/float64(b.N), "redis-us/op")
-		b.ReportMetric(evalshaP50(b, rdb), "redis-p50-us/op")
+		b.ReportMetric(scriptPercentile(b, rdb, "p50"), "redis-p50-us/op")
+		b.ReportMetric(scriptPercentile(b, rdb, "p99"), "redis-p99-us/op")
 		b.ReportMetric(float64((redisCPU(b, rdb)-cpu0).Microseconds())/float64(b.N), "redis-cpu-us/op")
 	}
 }
@@ -295,12 +304,20 @@ func infoField(b *testing.B, rdb *redis.Client, section, field string) string {
 	return ""
 }
 
-// evalshaP50 is the median EVALSHA time (µs) since the last CONFIG RESETSTAT.
-func evalshaP50(b *testing.B, rdb *redis.Client) float64 {
-	v := infoField(b, rdb, "latencystats", "latency_percentiles_usec_evalsha")
-	p, _, _ := strings.Cut(strings.TrimPrefix(v, "p50="), ",")
-	n, _ := strconv.ParseFloat(p, 64)
-	return n
+// scriptPercentile is a percentile (p50, p99) of the script call time (µs)
+// since the last CONFIG RESETSTAT, of the script command that ran (a
+// benchmark runs one kind).
+func scriptPercentile(b *testing.B, rdb *redis.Client, p string) float64 {
+	for _, name := range scriptCommands {
+		v := infoField(b, rdb, "latencystats", "latency_percentiles_usec_"+name)
+		for _, kv := range strings.Split(v, ",") {
+			if x, ok := strings.CutPrefix(kv, p+"="); ok {
+				n, _ := strconv.ParseFloat(x, 64)
+				return n
+			}
+		}
+	}
+	return 0
 }
 
 // pausedRoom keeps every entrant waiting, as the HTTP benchmarks' rooms do.
@@ -314,26 +331,34 @@ func pausedRoom(b *testing.B, f *benchLine, room string) {
 }
 
 // BenchmarkEnter is one new visitor's enter at the Line level, 64 in flight
-// (about what the HTTP server has at 200 clients on two cores).
+// (about what the HTTP server has at 200 clients on two cores): the script
+// as a function (FCALL) and with EVALSHA.
 func BenchmarkEnter(b *testing.B) {
-	f := newBenchLine(b, nil)
-	b.Cleanup(func() { _ = f.rdb.Close() })
-	pausedRoom(b, f, "enter")
-	ctx := context.Background()
-	if _, err := f.fill(ctx, "enter", 1); err != nil { // loads the script
-		b.Fatal(err)
-	}
-	b.SetParallelism(32)
-	defer reportRedisTime(b, f.rdb)()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, _, err := f.line.Enter(ctx, "enter", "v:"+strconv.FormatInt(f.next.Add(1), 10)); err != nil {
-				b.Error(err)
-				return
+	for _, how := range []string{"function", "evalsha"} {
+		b.Run(how, func(b *testing.B) {
+			f := newBenchLine(b, nil)
+			b.Cleanup(func() { _ = f.rdb.Close() })
+			if how == "evalsha" {
+				redisstore.EvalshaOnly(f.store)
 			}
-		}
-	})
+			pausedRoom(b, f, "enter")
+			ctx := context.Background()
+			if _, err := f.fill(ctx, "enter", 1); err != nil { // loads the script
+				b.Fatal(err)
+			}
+			b.SetParallelism(32)
+			defer reportRedisTime(b, f.rdb)()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, _, err := f.line.Enter(ctx, "enter", "v:"+strconv.FormatInt(f.next.Add(1), 10)); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
 }
 
 // BenchmarkStatus is a waiter's status read at the Line level, over 10,000

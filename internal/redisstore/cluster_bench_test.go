@@ -62,7 +62,7 @@ func benchClusterEnter(b *testing.B, rooms int) {
 	}
 	calls0, cpu0 := make([]int64, len(nodes)), make([]time.Duration, len(nodes))
 	for i, n := range nodes {
-		if calls0[i], _, err = evalshaStats(ctx, n); err != nil {
+		if calls0[i], _, err = scriptStats(ctx, n); err != nil {
 			b.Fatal(err)
 		}
 		cpu0[i] = redisCPU(b, n)
@@ -85,7 +85,7 @@ func benchClusterEnter(b *testing.B, rooms int) {
 	var busiest time.Duration
 	var mostCalls int64
 	for i, n := range nodes {
-		calls, _, err := evalshaStats(ctx, n)
+		calls, _, err := scriptStats(ctx, n)
 		if err != nil {
 			b.Fatal(err)
 		}

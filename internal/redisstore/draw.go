@@ -27,7 +27,7 @@ func (s *Store) Draw(ctx context.Context, room string, rec queue.DrawRecord, ord
 	for _, id := range order {
 		args = append(args, id)
 	}
-	res, err := drawScript.Run(ctx, s.rdb, []string{k.pre, k.q, k.seen, k.tickets, k.draw, k.stats, k.log, k.base}, args...).Int64Slice()
+	res, err := s.run(ctx, drawScript, []string{k.pre, k.q, k.seen, k.tickets, k.draw, k.stats, k.log, k.base}, args...).Int64Slice()
 	if err != nil {
 		return false, 0, fail("draw", err)
 	}

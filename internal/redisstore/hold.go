@@ -11,7 +11,7 @@ import (
 // holder when nobody holds it yet; the binding lasts ttl, the token's life.
 func (s *Store) Hold(ctx context.Context, room, ticket, holder string, mode queue.HoldMode, ttl time.Duration) (bool, error) {
 	k := keysFor(s.prefix, room)
-	n, err := holdScript.Run(ctx, s.rdb, []string{k.tickets, holderKey(s.prefix, room, ticket), k.base},
+	n, err := s.run(ctx, holdScript, []string{k.tickets, holderKey(s.prefix, room, ticket), k.base},
 		ticket, holder, max(ttl.Milliseconds(), 1), string(mode), packIdentity(holder)).Int()
 	if err != nil {
 		return false, fail("hold", err)

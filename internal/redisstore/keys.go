@@ -19,12 +19,13 @@ type roomKeys struct {
 	pre, draw string
 	// log is the change log: a stream of the scores that enter and leave q.
 	log string
-	// powSpent prefixes the spent marks of proof-of-work challenges.
-	powSpent string
 	// base starts every key of the room; the scripts build the bucketed
-	// keys from it (lua/record.lua): t:<seq/128> records, s:<seq/128> signs
+	// keys from it (lua/record.lua): t:<seq/32> records, s:<seq/32> signs
 	// of life, v:<n> visitors. settings..visitors, tickets and seen above
-	// hold the tickets of the releases before, until they end.
+	// hold the tickets of the releases before, until they end. enter.lua
+	// names every key from it, pow:<challenge id> too: the spent mark of a
+	// proof-of-work challenge, which expires with the challenge, so
+	// DeleteRoom need not find it.
 	base string
 }
 
@@ -89,15 +90,10 @@ func keysFor(prefix, room string) roomKeys {
 		log:      b + "log",
 		// activation is kept by internal/adaptive; listed so DeleteRoom removes it.
 		activation: ActivationKey(prefix, room),
-		powSpent:   b + "pow:",
 		admitter:   b + "admitter",
 		base:       b,
 	}
 }
-
-// pow is the spent mark of one proof-of-work challenge. It expires with the
-// challenge, so DeleteRoom need not find it.
-func (k roomKeys) pow(id string) string { return k.powSpent + id }
 
 func (k roomKeys) all() []string {
 	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log}

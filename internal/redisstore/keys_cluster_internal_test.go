@@ -22,7 +22,7 @@ func TestRoomKeysShareOneSlot(t *testing.T) {
 		for i := range v.NumField() {
 			keys = append(keys, v.Field(i).String())
 		}
-		keys = append(keys, k.pow("challenge"), holderKey(s.prefix, room, "ticket"),
+		keys = append(keys, k.base+"pow:challenge", holderKey(s.prefix, room, "ticket"),
 			placesKey(s.prefix, room, "198.51.100.0"), "rate:"+s.prefix+"{"+room+"}:enters:198.51.100.0")
 		want, err := cc.ClusterKeySlot(ctx, "{"+room+"}").Result()
 		if err != nil {

@@ -14,7 +14,7 @@ func (s *Store) Lease(ctx context.Context, room, holder string, now time.Time, t
 	if !admitted.IsZero() {
 		at = ms(admitted)
 	}
-	res, err := leaseScript.Run(ctx, s.rdb, []string{keysFor(s.prefix, room).admitter},
+	res, err := s.run(ctx, leaseScript, []string{keysFor(s.prefix, room).admitter},
 		holder, ms(now), max(ttl.Milliseconds(), 1), max(interval.Milliseconds(), 1), at, queue.LeaseKept.Milliseconds()).Slice()
 	if err != nil {
 		return queue.Lease{}, fail("lease "+room, err)

@@ -13,7 +13,7 @@ import (
 // claims one for bucket unless it already holds limit of them (0: no limit).
 func (s *Store) ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error) {
 	k := keysFor(s.prefix, room)
-	n, err := placesScript.Run(ctx, s.rdb, []string{k.visitors, k.tickets, placesKey(s.prefix, room, bucket), k.stats, k.base},
+	n, err := s.run(ctx, placesScript, []string{k.visitors, k.tickets, placesKey(s.prefix, room, bucket), k.stats, k.base},
 		identity, ms(now), limit, queue.PlaceClaimWindow.Milliseconds(), queue.PlacesTTL.Milliseconds()).Int()
 	if err != nil {
 		return 0, fail("claim place", err)

@@ -2,62 +2,62 @@ package redisstore
 
 import (
 	_ "embed"
-
-	"github.com/redis/go-redis/v9"
 )
 
-// One Lua script per operation; go-redis runs them with EVALSHA and falls
-// back to EVAL when the server does not have them cached yet. Scripts that
-// read or write ticket records start with the record codec (lua/record.lua).
+// One Lua script per operation. The store runs each as a function of this
+// release's library where Redis has functions, else with EVALSHA (falling
+// back to EVAL when the server does not have it cached yet): functions.go.
+// Scripts that read or write ticket records start with the record codec
+// (lua/record.lua).
 var (
 	//go:embed lua/record.lua
 	recordLua string
 
 	//go:embed lua/enter.lua
 	enterLua    string
-	enterScript = redis.NewScript(recordLua + enterLua)
+	enterScript = newScript("enter", enterLua, true)
 
 	//go:embed lua/status.lua
 	statusLua    string
-	statusScript = redis.NewScript(recordLua + statusLua)
+	statusScript = newScript("status", statusLua, true)
 
 	//go:embed lua/tick.lua
 	tickLua    string
-	tickScript = redis.NewScript(recordLua + tickLua)
+	tickScript = newScript("tick", tickLua, true)
 
 	//go:embed lua/leave.lua
 	leaveLua    string
-	leaveScript = redis.NewScript(recordLua + leaveLua)
+	leaveScript = newScript("leave", leaveLua, true)
 
 	//go:embed lua/complete.lua
 	completeLua    string
-	completeScript = redis.NewScript(recordLua + completeLua)
+	completeScript = newScript("complete", completeLua, true)
 
 	//go:embed lua/restore.lua
 	restoreLua    string
-	restoreScript = redis.NewScript(restoreLua)
+	restoreScript = newScript("restore", restoreLua, false)
 
 	//go:embed lua/hold.lua
 	holdLua    string
-	holdScript = redis.NewScript(recordLua + holdLua)
+	holdScript = newScript("hold", holdLua, true)
 
 	//go:embed lua/places.lua
 	placesLua    string
-	placesScript = redis.NewScript(recordLua + placesLua)
+	placesScript = newScript("places", placesLua, true)
 
 	//go:embed lua/draw.lua
 	drawLua    string
-	drawScript = redis.NewScript(recordLua + drawLua)
+	drawScript = newScript("draw", drawLua, true)
 
 	//go:embed lua/active.lua
 	activeLua    string
-	activeScript = redis.NewScript(recordLua + activeLua)
+	activeScript = newScript("active", activeLua, true)
 
 	//go:embed lua/alive.lua
 	aliveLua    string
-	aliveScript = redis.NewScript(recordLua + aliveLua)
+	aliveScript = newScript("alive", aliveLua, true)
 
 	//go:embed lua/lease.lua
 	leaseLua    string
-	leaseScript = redis.NewScript(leaseLua)
+	leaseScript = newScript("lease", leaseLua, false)
 )

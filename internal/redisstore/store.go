@@ -26,6 +26,7 @@ type Store struct {
 	rdb    redis.UniversalClient
 	prefix string
 	rate   *redis_rate.Limiter // per-client enter limits (limits.go)
+	fns    functions           // whether Redis runs the scripts as functions (functions.go)
 }
 
 var _ queue.Store = (*Store)(nil)
@@ -77,7 +78,7 @@ func (s *Store) RestoreRoom(ctx context.Context, room string, st queue.Settings,
 		return false, fail("restore room", err)
 	}
 	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
-	n, err := restoreScript.Run(ctx, s.rdb, []string{k.settings, k.budget},
+	n, err := s.run(ctx, restoreScript, []string{k.settings, k.budget},
 		data, st.Capacity, ms(hold)).Int()
 	if err != nil {
 		return false, fail("restore room", err)
@@ -148,10 +149,13 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
 	tail, packed := newTail(newID), packIdentity(identity)
-	res, err := enterScript.Run(ctx, s.rdb,
-		[]string{k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.budget, k.stats, k.admits, k.pow(gate.ID), k.pre, k.log, k.base},
-		identity, tail, ms(now), string(mode), st.Capacity, st.BatchSize, st.BatchIntervalMS,
-		ms(now.Add(jitter)), st.SessionTTLS*1000, gate.Mode(), max(gate.Expires.Sub(now).Milliseconds(), 1),
+	proof := gate.Mode()
+	if proof == queue.ProofSpend {
+		proof = strconv.FormatInt(max(gate.Expires.Sub(now).Milliseconds(), 1), 10) + ":" + gate.ID
+	}
+	admission := fmt.Sprintf("%d:%d:%d:%d:%d", st.Capacity, st.BatchSize, st.BatchIntervalMS, ms(now.Add(jitter)), st.SessionTTLS*1000)
+	res, err := s.run(ctx, enterScript, []string{k.base},
+		identity, tail, ms(now), string(mode), admission, proof,
 		st.MaxWaiting, packed, visitorField(packed), stamp36(ms(now)), tailBytes(tail),
 	).Slice()
 	if err != nil {
@@ -177,7 +181,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 
 func (s *Store) Status(ctx context.Context, room string, _ *queue.Settings, id, identity string, now time.Time) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
-	res, err := statusScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.stats, k.base}, id, identity, ms(now), packIdentity(identity)).Slice()
+	res, err := s.run(ctx, statusScript, []string{k.tickets, k.q, k.seen, k.stats, k.base}, id, identity, ms(now), packIdentity(identity)).Slice()
 	if errors.Is(err, redis.Nil) {
 		return queue.Ticket{}, queue.ErrTicketNotFound
 	}
@@ -247,7 +251,7 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := leaveScript.Run(ctx, s.rdb, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log, k.base},
+	n, err := s.run(ctx, leaveScript, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log, k.base},
 		id, identity, ms(now), packIdentity(identity)).Int()
 	if err != nil {
 		return fail("leave", err)
@@ -260,7 +264,7 @@ func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.T
 
 func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k.tickets, k.active, k.stats, k.ended, k.base}, id, ms(now)).Int()
+	n, err := s.run(ctx, completeScript, []string{k.tickets, k.active, k.stats, k.ended, k.base}, id, ms(now)).Int()
 	if err != nil {
 		return fail("complete", err)
 	}
@@ -272,7 +276,7 @@ func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) er
 
 func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (bool, string, error) {
 	k := keysFor(s.prefix, room)
-	res, err := activeScript.Run(ctx, s.rdb, []string{k.active, k.tickets, k.base}, id, ms(now)).Slice()
+	res, err := s.run(ctx, activeScript, []string{k.active, k.tickets, k.base}, id, ms(now)).Slice()
 	if err != nil {
 		return false, "", fail("active", err)
 	}
@@ -311,8 +315,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 			args = append(args, strconv.FormatUint(d, 10))
 		}
 	}
-	res, err := tickScript.Run(ctx, s.rdb,
-		[]string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base}, args...).Slice()
+	res, err := s.run(ctx, tickScript, []string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base}, args...).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

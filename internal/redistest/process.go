@@ -83,6 +83,11 @@ func startProcess(port int, dir string, extra ...string) (*process, error) {
 		return nil, fmt.Errorf("run %s: %w", redisServer, err)
 	}
 	p := &process{cmd: cmd, out: out, done: make(chan struct{})}
+	if err := pin(cmd.Process.Pid); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, err
+	}
 	go func() {
 		_ = cmd.Wait()
 		close(p.done)

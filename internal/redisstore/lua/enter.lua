@@ -1,22 +1,26 @@
 -- enter: give an identity its live ticket, or a new one at the back of the line.
 -- Records, members and bucketed keys: record.lua (prepended). A new
--- ticket goes to the buckets (t:, s:, v: under KEYS[13]); the room's single
+-- ticket goes to the buckets (t:, s:, v: under the base); the room's single
 -- tickets, seen and visitors keys hold tickets from before (and those of an
 -- id that is not ours, from tests), read until they end.
--- KEYS[1] visitors  HASH identity -> ticket member (before)
--- KEYS[2] tickets   HASH ticket member -> record (before)
--- KEYS[3] seq       STRING arrival sequence (INCR); also the number of tickets ever entered
--- KEYS[4] q         ZSET waiting members scored by seq
--- KEYS[5] seen      ZSET waiting members scored by last sign of life (ms) (before)
--- KEYS[6] active    ZSET admitted members scored by expiry (ms)
--- KEYS[7] budget    HASH s = start (ms) of the current tick, u = admissions used in it,
---   h = slots held after a data loss until hu (ms) (restore.lua)
--- KEYS[8] stats     HASH counters and the measured rate
--- KEYS[9] admits    ZSET admission log of the last minute, for the rate
--- KEYS[10] pow      STRING the spent mark of the proof-of-work challenge (unused unless ARGV[10] is "spend")
--- KEYS[11] pre     ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
--- KEYS[12] log     STREAM the change log (positions)
--- KEYS[13] base    the room's key base: the buckets <base>t:*, s:*, v:* (same slot)
+-- KEYS[1] base: the room's key base (its hash tag: one slot). Enter runs
+--   for every visitor, and each argument costs Redis its parsing and a Lua
+--   string, so the room's keys are not declared one by one but named here
+--   from the base, all in the base's slot:
+--   visitors HASH identity -> ticket member (before)
+--   tickets  HASH ticket member -> record (before)
+--   seq      STRING arrival sequence (INCR); also the number of tickets ever entered
+--   q        ZSET waiting members scored by seq
+--   seen     ZSET waiting members scored by last sign of life (ms) (before)
+--   active   ZSET admitted members scored by expiry (ms)
+--   budget   HASH s = start (ms) of the current tick, u = admissions used in it,
+--     h = slots held after a data loss until hu (ms) (restore.lua)
+--   stats    HASH counters and the measured rate
+--   admits   ZSET admission log of the last minute, for the rate
+--   pow:<id> STRING the spent mark of proof-of-work challenge id
+--   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
+--   log      STREAM the change log (positions)
+--   and the buckets t:*, s:*, v:* (record.lua)
 -- ARGV[1] identity  ARGV[2] the new ticket's tail: 20 random hex digits (or, from
 --   tests, any other id, which the ticket is then kept under)
 -- ARGV[3] now (ms)
@@ -24,29 +28,26 @@
 --   "open_if_empty" (an adaptive room whose line is closed: in at once unless
 --   people still wait), "closed" (the room has ended: only live tickets return),
 --   "scheduled" (before the opening: a new place goes to the pre-queue)
--- ARGV[5] capacity  ARGV[6] batch size  ARGV[7] batch interval (ms)
--- ARGV[8] orderable_at for a fast-tracked ticket (ms)  ARGV[9] session ttl (ms)
--- ARGV[10] proof: "none" (a new place costs nothing), "need" (it costs a
---   solution and none came), "spend" (a checked solution: spend KEYS[10] once)
--- ARGV[11] how long the spent mark lives (ms): the challenge's remaining life
--- ARGV[12] max waiting: a newcomer who would wait in a line this long gets
+-- ARGV[5] the admission's settings, read only when a newcomer may be
+--   admitted at once: "<capacity>:<batch size>:<batch interval (ms)>:
+--   <orderable_at for a fast-tracked ticket (ms)>:<session ttl (ms)>"
+-- ARGV[6] proof: "none" (a new place costs nothing), "need" (it costs a
+--   solution and none came), or a checked solution to spend once:
+--   "<ms the spent mark lives: the challenge's remaining life>:<challenge id>"
+-- ARGV[7] max waiting: a newcomer who would wait in a line this long gets
 --   no place (0: no limit)
--- ARGV[13] the identity packed (record.lua)  ARGV[14] its visitors field
--- ARGV[15] now in 8 base-36 digits  ARGV[16] the tail as 10 bytes
--- Returns {ticket id, record, rank (-1 unless waiting), waiting count, rate},
--- or {"", "", -1, 0, "0"} when the room is closed and the identity has no live ticket,
--- {"", "", -2, 0, "0"} when a new place needs a solution and none came,
--- {"", "", -3, 0, "0"} when the solution was spent before,
--- {"", "", -4, 0, "0"} when the line is full.
+-- ARGV[8] the identity packed (record.lua)  ARGV[9] its visitors field
+-- ARGV[10] now in 8 base-36 digits  ARGV[11] the tail as 10 bytes
 local identity, now = ARGV[1], tonumber(ARGV[3])
-local mode, base, packed, field = ARGV[4], KEYS[13], ARGV[13], ARGV[14]
-local sv = redis.call('HMGET', KEYS[8], 'vb', 'rate', 'purged')
+local mode, base, packed, field = ARGV[4], KEYS[1], ARGV[8], ARGV[9]
+local stats, q = base .. 'stats', base .. 'q'
+local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged')
 local nb, rate = tonumber(sv[1]) or 1, sv[2] or '0'
 local vk = vkey(base, field, nb)
 
-local existing = redis.call('HGET', vk, field) or redis.call('HGET', KEYS[1], identity)
+local existing = redis.call('HGET', vk, field) or redis.call('HGET', base .. 'visitors', identity)
 if existing then
-  local rec, k, raw = load(base, KEYS[2], existing)
+  local rec, k, raw = load(base, base .. 'tickets', existing)
   if rec and owns(rec, identity, packed) and
     (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
     local rank = -1
@@ -54,11 +55,11 @@ if existing then
       if rec.v == 2 then
         redis.call('HSET', skey(base, existing), existing, ARGV[3])
       else
-        redis.call('ZADD', KEYS[5], 'XX', ARGV[3], existing)
+        redis.call('ZADD', base .. 'seen', 'XX', ARGV[3], existing)
       end
-      rank = redis.call('ZRANK', KEYS[4], existing) or -1
+      rank = redis.call('ZRANK', q, existing) or -1
     end
-    return {idof(existing, rec), raw, rank, redis.call('ZCARD', KEYS[4]), rate}
+    return {idof(existing, rec), raw, rank, redis.call('ZCARD', q), rate}
   end
 end
 
@@ -66,18 +67,21 @@ if mode == 'closed' then return {'', '', -1, 0, '0'} end
 
 -- Line full: checked here, atomically with the place it would take, so
 -- servers entering at once never overshoot; asked before any proof is spent.
-local waiting = redis.call('ZCARD', KEYS[4])
-local maxw = tonumber(ARGV[12]) or 0
+local waiting = redis.call('ZCARD', q)
+local maxw = tonumber(ARGV[7]) or 0
 if maxw > 0 and mode ~= 'open' and waiting >= maxw then
   return {'', '', -4, 0, '0'}
 end
 
-if ARGV[10] == 'need' then return {'', '', -2, 0, '0'} end
-if ARGV[10] == 'spend' and not redis.call('SET', KEYS[10], '1', 'NX', 'PX', ARGV[11]) then
-  return {'', '', -3, 0, '0'}
+if ARGV[6] == 'need' then return {'', '', -2, 0, '0'} end
+if ARGV[6] ~= 'none' then
+  local ttl, challenge = string.match(ARGV[6], '^(%d+):(.+)$')
+  if not redis.call('SET', base .. 'pow:' .. challenge, '1', 'NX', 'PX', ttl) then
+    return {'', '', -3, 0, '0'}
+  end
 end
 
-local seq = redis.call('INCR', KEYS[3])
+local seq = redis.call('INCR', base .. 'seq')
 local s = string.format('%d', seq) -- integer formatting: Lua's tostring goes through printf's float path
 local m, id, tail = s, nil, ARGV[2]
 local new = #tail == 20
@@ -92,13 +96,13 @@ end
 local function keep(c, pos, times)
   local raw
   if new then
-    raw = c .. ARGV[15] .. pos .. '|' .. times .. '||' .. ARGV[16] .. packed
+    raw = c .. ARGV[10] .. pos .. '|' .. times .. '||' .. ARGV[11] .. packed
     redis.call('HSET', tkey(base, m), m, raw)
-    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, KEYS[8], nb, seq - (tonumber(sv[3]) or 0)) end
+    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, stats, nb, seq - (tonumber(sv[3]) or 0)) end
   else
     raw = string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
-    redis.call('HSET', KEYS[2], m, raw)
-    redis.call('HSET', KEYS[1], identity, m)
+    redis.call('HSET', base .. 'tickets', m, raw)
+    redis.call('HSET', base .. 'visitors', identity, m)
   end
   return raw
 end
@@ -107,48 +111,51 @@ end
 -- until the opening's draw (draw.lua) gives it a random place. The pre-queue
 -- keeps ticket ids: the draw's order is of ids.
 if mode == 'scheduled' then
-  redis.call('ZADD', KEYS[11], s, id)
+  redis.call('ZADD', base .. 'pre', s, id)
   return {id, keep('S', '', '||'), -1, waiting, rate}
 end
 
 local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
+local capacity, size, interval, orderable, ttl
+if admit or (mode == 'line' and waiting == 0) then
+  capacity, size, interval, orderable, ttl = string.match(ARGV[5], '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+end
 if mode == 'line' and waiting == 0 then
   -- Fast track: only into an empty line, within capacity and this tick's budget.
   -- As in tick.lua: ticks compared by start time, so a change of pace holds.
-  local interval = tonumber(ARGV[7])
-  local start = now - now % interval
-  local b = redis.call('HMGET', KEYS[7], 's', 'u', 'h', 'hu')
+  local start = now - now % tonumber(interval)
+  local b = redis.call('HMGET', base .. 'budget', 's', 'u', 'h', 'hu')
   local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
   if start > bs then bs, used = start, 0 end
-  local live = redis.call('ZCOUNT', KEYS[6], '(' .. ARGV[3], '+inf')
+  local live = redis.call('ZCOUNT', base .. 'active', '(' .. ARGV[3], '+inf')
   if now < (tonumber(b[4]) or 0) then live = live + tonumber(b[3]) end
-  if used < tonumber(ARGV[6]) and live < tonumber(ARGV[5]) then
-    redis.call('HSET', KEYS[7], 's', bs, 'u', used + 1)
+  if used < tonumber(size) and live < tonumber(capacity) then
+    redis.call('HSET', base .. 'budget', 's', bs, 'u', used + 1)
     admit = true
   end
 end
 
 local raw, rank
 if admit then
-  local x = tonumber(ARGV[8]) + tonumber(ARGV[9])
+  local x = tonumber(orderable) + tonumber(ttl)
   if new then
-    raw = keep('A', '', '0|' .. b36(tonumber(ARGV[8]) - now) .. '|' .. b36(ARGV[9]))
+    raw = keep('A', '', '0|' .. b36(tonumber(orderable) - now) .. '|' .. b36(ttl))
   else
-    raw = keep('A', '', ARGV[3] .. '|' .. ARGV[8] .. '|' .. num(x))
+    raw = keep('A', '', ARGV[3] .. '|' .. orderable .. '|' .. num(x))
   end
   rank = -1
-  redis.call('ZADD', KEYS[6], x, m)
-  redis.call('HINCRBY', KEYS[8], 'admitted_total', 1)
-  redis.call('HINCRBY', KEYS[8], 'win_sum', 1)
-  redis.call('ZADD', KEYS[9], ARGV[3], ARGV[3] .. ':1:' .. m)
+  redis.call('ZADD', base .. 'active', x, m)
+  redis.call('HINCRBY', stats, 'admitted_total', 1)
+  redis.call('HINCRBY', stats, 'win_sum', 1)
+  redis.call('ZADD', base .. 'admits', ARGV[3], ARGV[3] .. ':1:' .. m)
 else
   -- The newest seq is the highest score in the line (drawn places sit below
   -- its head), so the newcomer's rank is the count before it.
   -- A new ticket's sign of life is its entry time (record.lua): none kept.
-  redis.call('ZADD', KEYS[4], s, m) -- strings, not numbers: redis.call would format those
-  if not new then redis.call('ZADD', KEYS[5], ARGV[3], m) end
+  redis.call('ZADD', q, s, m) -- strings, not numbers: redis.call would format those
+  if not new then redis.call('ZADD', base .. 'seen', ARGV[3], m) end
   rank, waiting = waiting, waiting + 1
   raw = keep('W', string.format('%d', waiting), '||') -- entry position, for the progress bar
-  log_changes(KEYS[4], KEYS[8], KEYS[12], s, '', waiting) -- positions
+  log_changes(q, stats, base .. 'log', s, '', waiting) -- positions
 end
 return {id, raw, rank, waiting, rate}

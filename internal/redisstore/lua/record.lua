@@ -239,23 +239,31 @@ local function vdrop(base, stats, packed, m)
   end
 end
 
+-- joined is scores t (a table, or a string already joined) as one string,
+-- joined in pieces: one concat of 10,000 overflows miniredis's Lua.
+local function joined(t)
+  if type(t) == 'string' then return t end
+  local parts = {}
+  for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
+  return table.concat(parts, ',')
+end
+
 -- log_changes appends one entry to the room's change log for this call's
 -- changes to q (scores added, removed: tables, or strings already joined), read by the servers that keep
 -- positions themselves (queue.Changes). n counts the entries so a reader sees
 -- a gap; waiting is q's size when the caller knows it. It keeps about as many as wait, within [500, 100000] entries
 -- (queue.LogKeepMin, LogKeep): a reader further behind reads a snapshot,
--- which costs no more than replaying. Scores are joined in pieces: one concat
--- of 10,000 overflows miniredis's Lua.
+-- which costs no more than replaying. An entry leaves out a side with no
+-- scores (the reader takes it as empty): an enter's entry is n and a.
 local function log_changes(q, stats, log, added, removed, waiting)
   if #added == 0 and #removed == 0 then return end
-  local function join(t)
-    if type(t) == 'string' then return t end
-    local parts = {}
-    for i = 1, #t, 1000 do parts[#parts + 1] = table.concat(t, ',', i, math.min(i + 999, #t)) end
-    return table.concat(parts, ',')
+  local keep = string.format('%d', math.min(100000, math.max(500, waiting or redis.call('ZCARD', q))))
+  local n = string.format('%d', redis.call('HINCRBY', stats, 'logn', 1))
+  if #removed == 0 then
+    redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', joined(added))
+  elseif #added == 0 then
+    redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'd', joined(removed))
+  else
+    redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', joined(added), 'd', joined(removed))
   end
-  local keep = math.min(100000, math.max(500, waiting or redis.call('ZCARD', q)))
-  local n = redis.call('HINCRBY', stats, 'logn', 1)
-  redis.call('XADD', log, 'MAXLEN', '~', string.format('%d', keep), '*', 'n', string.format('%d', n),
-    'a', join(added), 'd', join(removed))
 end
