@@ -14,9 +14,10 @@ import (
 type PositionsOptions struct {
 	Clock  clockwork.Clock // default real
 	Logger *slog.Logger    // default slog.Default()
-	// Poll is the pause after a log read that found nothing new (default
-	// 250ms). Reads do not block: a blocked read would hold one of the
-	// store's pooled connections per room.
+	// Poll is the pause after a log read that did not come back full
+	// (default 250ms): a view lags the log by at most about that. Reads do
+	// not block: a blocked read would hold one of the store's pooled
+	// connections per room.
 	Poll time.Duration
 	// CheckEvery is how often an idle view compares itself with the log's
 	// head, and the measured rate is read (default 1s).
@@ -46,8 +47,8 @@ func (o PositionsOptions) withDefaults() PositionsOptions {
 
 // Positions follows the change log of every room this server has waiters
 // of (one reader per room), so their positions cost the store nothing per
-// waiter: per room and server, a log read every Poll while nothing changes,
-// one head check and one rate read a second.
+// waiter: per room and server, a log read every Poll (more often only to
+// catch up on a backlog), one head check and one rate read a second.
 type Positions struct {
 	store Changes
 	o     PositionsOptions
@@ -169,8 +170,10 @@ func (p *Positions) follow(ctx context.Context, room string, f *followed) {
 				}
 			}
 		default:
+			// At most one read per Poll, however fast the line changes,
+			// unless a read came back full (a backlog to catch up on).
 			var n int
-			if n, err = f.view.Step(ctx, 0); err == nil && n == 0 {
+			if n, err = f.view.Step(ctx, 0); err == nil && n < logBatch {
 				select {
 				case <-ctx.Done():
 					return

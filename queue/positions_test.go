@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -85,6 +86,66 @@ func TestPositionsFollowTheLine(t *testing.T) {
 		}
 		if time.Since(start) > 20*time.Second {
 			t.Fatal("the deleted room's places are still there")
+		}
+	}
+}
+
+// countingLog counts the change log reads of a store.
+type countingLog struct {
+	*memstore.Store
+	reads atomic.Int64
+}
+
+func (c *countingLog) ReadLog(ctx context.Context, room string, after queue.LogPos, limit int, wait time.Duration) ([]queue.LogEntry, error) {
+	c.reads.Add(1)
+	return c.Store.ReadLog(ctx, room, after, limit, wait)
+}
+
+// TestPositionsReadTheLogOncePerPoll: while the line changes, a follower
+// reads the log once per Poll (a read that found entries does not call for
+// another at once), so its reads do not grow with the enters per second.
+func TestPositionsReadTheLogOncePerPoll(t *testing.T) {
+	store := &countingLog{Store: memstore.New()}
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s := queue.DefaultSettings()
+	s.Paused = true
+	if err := line.PutRoom(ctx, "sale", s); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := line.Enter(ctx, "sale", "v:0"); err != nil {
+		t.Fatal(err)
+	}
+	const poll = 250 * time.Millisecond
+	p := queue.NewPositions(store, queue.PositionsOptions{Clock: clock, Poll: poll, CheckEvery: time.Hour})
+	p.Watch("sale")
+	go func() { _ = p.Run(ctx) }()
+	blocked := func() {
+		t.Helper()
+		bctx, bcancel := context.WithTimeout(ctx, 20*time.Second)
+		defer bcancel()
+		if err := clock.BlockUntilContext(bctx, 1); err != nil {
+			t.Fatalf("the follower never waited for its next read: %v", err)
+		}
+	}
+	blocked() // synced, one read that found nothing new
+	for round := 1; round <= 3; round++ {
+		before := store.reads.Load()
+		for i := range 3 {
+			if _, _, err := line.Enter(ctx, "sale", fmt.Sprintf("r%d:%d", round, i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Advance(poll)
+		blocked()
+		if got := store.reads.Load() - before; got != 1 {
+			t.Fatalf("round %d: %d log reads for one Poll with 3 new entries, want 1", round, got)
 		}
 	}
 }

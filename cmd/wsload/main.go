@@ -17,6 +17,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -400,6 +401,7 @@ func run(ctx context.Context, c config, log io.Writer) ([]*report, error) {
 	}
 
 	vctx, stopVisitors := context.WithCancel(ctx)
+	context.AfterFunc(vctx, l.closeAll)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, c.Concurrency)
 	samp := newSampler(l, c.ServerPIDs)
@@ -730,7 +732,7 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 	if err != nil {
 		return true
 	}
-	w := &waiter{}
+	w := &waiter{conn: conn}
 	id := l.nextID.Add(1)
 	l.wmu.Lock()
 	l.waiters[w] = struct{}{}
@@ -752,8 +754,14 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 			l.waiting.Add(-1)
 		}
 	}()
+	// Reads take no context (one would cost a callback per read): closeAll
+	// ends them when ctx ends, and a waiter registered after that sees ctx.
+	if ctx.Err() != nil {
+		return false
+	}
+	var buf bytes.Buffer // one message at a time, reused
 	for {
-		typ, data, err := conn.Read(ctx)
+		typ, data, err := readMessage(conn, &buf)
 		now := time.Now()
 		if err != nil {
 			if ctx.Err() != nil || l.ph() >= phaseDone {
@@ -779,6 +787,12 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 			isOpen = false
 			if conn, srv = l.redial(ctx, sem, srv, ticket, cookie); conn == nil {
 				return ctx.Err() == nil && l.ph() < phaseDone
+			}
+			w.mu.Lock()
+			w.conn = conn
+			w.mu.Unlock()
+			if ctx.Err() != nil {
+				return false
 			}
 			l.open.Add(1)
 			isOpen = true
@@ -808,6 +822,39 @@ func (l *loader) once(ctx context.Context, sem chan struct{}) bool {
 			l.waiting.Add(-1)
 			_ = conn.Close(websocket.StatusNormalClosure, "")
 			return true
+		}
+	}
+}
+
+// readMessage reads the next message into buf, which it resets, without a
+// context: the connection is closed to end it.
+func readMessage(conn *websocket.Conn, buf *bytes.Buffer) (websocket.MessageType, []byte, error) {
+	typ, r, err := conn.Reader(context.Background())
+	if err != nil {
+		return 0, nil, err
+	}
+	buf.Reset()
+	if _, err := buf.ReadFrom(r); err != nil {
+		return 0, nil, err
+	}
+	return typ, buf.Bytes(), nil
+}
+
+// closeAll closes every waiter's connection, which ends its read: the
+// run's end.
+func (l *loader) closeAll() {
+	l.wmu.Lock()
+	ws := make([]*waiter, 0, len(l.waiters))
+	for w := range l.waiters {
+		ws = append(ws, w)
+	}
+	l.wmu.Unlock()
+	for _, w := range ws {
+		w.mu.Lock()
+		c := w.conn
+		w.mu.Unlock()
+		if c != nil {
+			c.CloseNow()
 		}
 	}
 }

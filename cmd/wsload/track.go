@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/waitroom/waitroom/internal/vocab"
 )
 
@@ -47,6 +48,7 @@ type ticketMsg struct {
 // it; the end-of-window check reads it under mu.
 type waiter struct {
 	mu       sync.Mutex
+	conn     *websocket.Conn // the open connection, for closeAll
 	msgs     int
 	lastAt   time.Time     // when the last message came (monotonic)
 	promised time.Duration // its next_update_ms: the longest the next update may take while the line moves

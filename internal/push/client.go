@@ -17,9 +17,11 @@ import (
 // a slow socket never holds up the hub or another connection.
 type client struct {
 	tr     Transport
+	inline inlineWriter // tr, when it can write without waiting; else nil
 	room   string
 	ticket string
 	queue  chan []byte
+	carry  []byte // a message taken from queue for the writer goroutine to write first; owned by whoever holds writing
 
 	writing atomic.Bool // a writer goroutine is draining queue
 	pingDue atomic.Bool // the hub asked for a keep-alive
@@ -37,9 +39,22 @@ type client struct {
 	pingAt     time.Time // the next keep-alive is due then
 }
 
+// inlineWriter is a transport the hub can write to from its own goroutine
+// without waiting (a WebSocket on a TCP connection, transport_ws.go).
+type inlineWriter interface {
+	// TryWrite starts writing msg if that needs no wait. It reports
+	// whether it started (nothing is written otherwise) and whether it is
+	// done; the rest of a message not done is written by Finish.
+	TryWrite(msg []byte) (started, done bool, err error)
+	// Finish writes the rest of a started message, waiting up to timeout.
+	Finish(timeout time.Duration) error
+}
+
 func newClient(tr Transport, room, ticket string, queue int) *client {
+	iw, _ := tr.(inlineWriter)
 	return &client{
 		tr:     tr,
+		inline: iw,
 		room:   room,
 		ticket: ticket,
 		queue:  make(chan []byte, queue),
@@ -98,11 +113,64 @@ func (c *client) drain(h *Hub) {
 	}
 }
 
-// flush writes queued messages, then a due keep-alive, each within
-// WriteTimeout. A failed write ends the connection.
+// writeInline writes c's queued messages from the calling goroutine (the
+// hub's), as far as the socket takes them without waiting; a writer
+// goroutine takes over the rest. A message a goroutine per message would
+// have written costs no goroutine, context or timer this way.
+func (c *client) writeInline(h *Hub) {
+	if !c.writing.CompareAndSwap(false, true) {
+		return // a writer runs: it takes what was queued
+	}
+	c.wmu.Lock()
+	for !c.kicked() {
+		var msg []byte
+		select {
+		case msg = <-c.queue:
+		default:
+		}
+		if msg == nil {
+			break
+		}
+		started, done, err := c.inline.TryWrite(msg)
+		if err != nil {
+			c.wmu.Unlock()
+			c.kick(websocket.StatusInternalError, "", fmt.Errorf("push: write %s: %w", c.tr.Name(), err))
+			c.writing.Store(false)
+			return
+		}
+		if started {
+			h.sent.Add(1)
+		} else {
+			c.carry = msg
+		}
+		if !done {
+			// The socket is full, or a frame is still pending: a writer
+			// goroutine waits for it (and writes carry first).
+			c.wmu.Unlock()
+			go c.drain(h)
+			return
+		}
+	}
+	c.wmu.Unlock()
+	c.writing.Store(false)
+	// Queued after the last look (a parallel fetch), or a keep-alive asked for.
+	if !c.kicked() && (len(c.queue) > 0 || c.pingDue.Load()) {
+		c.wake(h)
+	}
+}
+
+// flush writes what a started message left pending, a carried message,
+// queued messages, then a due keep-alive, each within WriteTimeout. A
+// failed write ends the connection.
 func (c *client) flush(h *Hub) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	if c.inline != nil && !c.kicked() {
+		if err := c.inline.Finish(h.o.WriteTimeout); err != nil {
+			c.kick(websocket.StatusInternalError, "", fmt.Errorf("push: write %s: %w", c.tr.Name(), err))
+			return
+		}
+	}
 	for {
 		// A kicked client must not write more.
 		if c.kicked() {
@@ -110,8 +178,16 @@ func (c *client) flush(h *Hub) {
 		}
 		var err error
 		ctx, cancel := context.WithTimeout(context.Background(), h.o.WriteTimeout)
-		select {
-		case msg := <-c.queue:
+		carried := c.carry
+		c.carry = nil
+		if carried == nil {
+			select {
+			case carried = <-c.queue:
+			default:
+			}
+		}
+		switch msg := carried; {
+		case msg != nil:
 			if err = c.tr.WriteMessage(ctx, msg); err != nil {
 				err = fmt.Errorf("push: write %s: %w", c.tr.Name(), err)
 			} else {

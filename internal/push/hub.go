@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -73,7 +72,7 @@ type Options struct {
 	MaxSilence   time.Duration            // fetch a connection at least this often even if its tier is slower, as its sign of life (default 10s)
 	SendQueue    int                      // bounded per-connection queue (default 16)
 	WriteTimeout time.Duration            // per-write deadline, also bounds pings and fetches (default 5s)
-	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent from the tick (default 20s)
+	PingInterval time.Duration            // WebSocket ping / SSE comment keep-alive, sent (from the tick) to a connection sent nothing for this long (default 20s)
 	FinalGrace   time.Duration            // how long a connection stays open after a final state, for the client to redirect (default 15s)
 	WSAccept     *websocket.AcceptOptions // passed to websocket.Accept, e.g. OriginPatterns
 	Logger       *slog.Logger             // default slog.Default()
@@ -122,6 +121,7 @@ type Hub struct {
 	f       Fetcher
 	o       Options
 	clock   clockwork.Clock
+	epoch   time.Time // the schedules' origin (mono)
 	log     *slog.Logger
 	notices chan notice
 	running atomic.Bool
@@ -142,12 +142,15 @@ type Hub struct {
 
 type room struct {
 	tickets map[string]*ticket
-	force   bool // NotifyRoom could not queue: push the whole room at the next tick
+	wakes   []wake // one per ticket, in no order (schedule.go)
+	force   bool   // NotifyRoom could not queue: push the whole room at the next tick
 }
 
 // ticket is what the hub knows of one ticket shared by its connections.
 type ticket struct {
-	clients  map[*client]struct{}
+	id       string
+	idx      int       // its entry in room.wakes
+	clients  []*client // nearly always one
 	state    vocab.State
 	interval time.Duration
 	next     time.Time // due for a fetch from then on; zero until the first fetch
@@ -164,6 +167,7 @@ func NewHub(f Fetcher, o Options) *Hub {
 		f:       f,
 		o:       o,
 		clock:   o.Clock,
+		epoch:   o.Clock.Now(),
 		log:     o.Logger,
 		notices: make(chan notice, noticeQueue),
 		rooms:   make(map[string]*room),
@@ -192,18 +196,19 @@ func (h *Hub) register(c *client, first First) bool {
 	now := h.clock.Now()
 	t := r.tickets[c.ticket]
 	if t == nil {
-		t = &ticket{clients: make(map[*client]struct{})}
-		r.tickets[c.ticket] = t
+		t = &ticket{}
 		// Read after the last notice: current until its tier slot.
 		if first.State == StateWaiting && first.Mark != 0 && first.Mark == h.NoticeMark() {
 			t.state, t.interval = first.State, first.Interval
 			t.next = now.Add(h.slot(t))
 		}
+		r.add(h, c.ticket, t)
 	}
-	t.clients[c] = struct{}{}
+	t.clients = append(t.clients, c)
 	c.pingAt = now.Add(h.o.PingInterval)
 	if t.pingAt.IsZero() || c.pingAt.Before(t.pingAt) {
 		t.pingAt = c.pingAt
+		r.touch(h, t)
 	}
 	if len(first.Payload) > 0 {
 		c.queue <- first.Payload // fresh queue, capacity >= 1
@@ -221,9 +226,11 @@ func (h *Hub) unregister(c *client) {
 	defer h.mu.Unlock()
 	if r := h.rooms[c.room]; r != nil {
 		if t := r.tickets[c.ticket]; t != nil {
-			delete(t.clients, c)
+			if i := slices.Index(t.clients, c); i >= 0 {
+				t.clients = slices.Delete(t.clients, i, i+1)
+			}
 			if len(t.clients) == 0 {
-				delete(r.tickets, c.ticket)
+				r.remove(t)
 			}
 		}
 		if len(r.tickets) == 0 {
@@ -251,7 +258,7 @@ func (h *Hub) Close() {
 	var all []*client
 	for _, r := range h.rooms {
 		for _, t := range r.tickets {
-			all = slices.AppendSeq(all, maps.Keys(t.clients))
+			all = append(all, t.clients...)
 		}
 	}
 	h.mu.Unlock()

@@ -2,6 +2,7 @@ package push
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -79,4 +80,56 @@ func TestKeepAliveFollowsEachConnectionsOwnSchedule(t *testing.T) {
 	step(9.9, "", 10, 13)
 	step(10, "a", 15, 13)
 	step(13, "b", 15, 18)
+}
+
+// TestKeepAliveOnlyAfterSilence: a connection that is sent messages more
+// often than PingInterval is never pinged (its messages are the traffic
+// that keeps proxies open); once the messages stop, the keep-alive comes
+// PingInterval after the last one.
+func TestKeepAliveOnlyAfterSilence(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	h := NewHub(idleFetcher{}, Options{Clock: clock, PingInterval: 5 * time.Second, Logger: slog.New(slog.DiscardHandler)})
+	pings := make(chan string, 16)
+	// Room for every message, whether or not the writer ran meanwhile.
+	a := newClient(&pingTransport{name: "a", pings: pings}, "r", "T", 16)
+	if !h.register(a, First{}) {
+		t.Fatal("register a")
+	}
+	t.Cleanup(func() { h.unregister(a) })
+	t0 := clock.Now()
+	pingAt := func() time.Duration {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return a.pingAt.Sub(t0)
+	}
+	// A message every 2 s for 20 s: each tick's bookkeeping runs, none pings.
+	for i := 1; i <= 10; i++ {
+		clock.Advance(2 * time.Second)
+		now := clock.Now()
+		h.due(now)
+		u := Update{Ticket: "T", State: StateWaiting, Interval: 2 * time.Second, Payload: fmt.Appendf(nil, `{"n":%d}`, i)}
+		h.apply(batch{room: "r", tickets: []string{"T"}, force: []bool{false}}, []Update{u}, now)
+		if got, want := pingAt(), time.Duration(2*i+5)*time.Second; got != want {
+			t.Fatalf("after the message at %ds the keep-alive is due at %v, want %v", 2*i, got, want)
+		}
+		if a.pingDue.Load() {
+			t.Fatalf("a keep-alive was asked for at %ds, while messages flowed", 2*i)
+		}
+	}
+	// Silence: the keep-alive comes 5 s after the last message (at 20 s).
+	clock.Advance(4900 * time.Millisecond)
+	h.due(clock.Now())
+	if a.pingDue.Load() || pingAt() != 25*time.Second {
+		t.Fatalf("at 24.9s: keep-alive asked %v, due at %v; want not yet, 25s", a.pingDue.Load(), pingAt())
+	}
+	clock.Advance(100 * time.Millisecond)
+	h.due(clock.Now())
+	select {
+	case <-pings:
+	case <-time.After(wait):
+		t.Fatal("no keep-alive after 5 s of silence")
+	}
+	if got := pingAt(); got != 30*time.Second {
+		t.Errorf("next keep-alive due at %v, want 30s", got)
+	}
 }

@@ -57,6 +57,7 @@ func (h *Hub) markForced(n notice) {
 	for _, id := range n.tickets {
 		if t := r.tickets[id]; t != nil {
 			t.force = true
+			r.touch(h, t)
 		}
 	}
 }
@@ -107,7 +108,7 @@ func (h *Hub) coalesce(n notice) []batch {
 			// A notice is off the ticket's schedule: keep its next slot, so a
 			// room-wide push does not line every ticket up on one tick.
 			if !now.Before(t.next) {
-				t.next = now.Add(h.slot(t))
+				r.setNext(h, t, now.Add(h.slot(t)))
 			}
 		}
 		if w.all {

@@ -75,20 +75,28 @@ func (h *Hub) due(now time.Time) []batch {
 		}
 	}
 	var out []batch
+	limit := h.mono(now.Add(dueSlack))
 	for id, r := range h.rooms {
 		b := batch{room: id}
-		for tid, t := range r.tickets {
-			h.keepAlive(t, now)
-			force := r.force || t.force
-			if !force && now.Add(dueSlack).Before(t.next) {
+		// Index, not range: the schedule's entries stay where they are
+		// while it is walked (only register and unregister move them).
+		for i := range r.wakes {
+			w := r.wakes[i]
+			if !r.force && w.at > limit {
 				continue
 			}
-			b.add(tid, force)
-			t.force = false
-			// Provisional: if the fetch fails, retry at the next slot, not every tick.
-			if !now.Add(dueSlack).Before(t.next) {
-				t.next = now.Add(h.slot(t))
+			t := w.t
+			h.keepAlive(t, now)
+			force := r.force || t.force
+			if force || !now.Add(dueSlack).Before(t.next) {
+				b.add(t.id, force)
+				t.force = false
+				// Provisional: if the fetch fails, retry at the next slot, not every tick.
+				if !now.Add(dueSlack).Before(t.next) {
+					t.next = now.Add(h.slot(t))
+				}
 			}
+			r.touch(h, t)
 		}
 		r.force = false
 		if len(b.tickets) > 0 {
@@ -133,17 +141,23 @@ func (h *Hub) fetch(ctx context.Context, b batch, now time.Time) {
 	if len(ups) != len(b.tickets) {
 		h.log.Error("push: fetch returned wrong count", "room", b.room, "want", len(b.tickets), "got", len(ups))
 	}
-	h.apply(b, ups, now)
+	// Written here, with the hub's lock released: as far as each socket
+	// takes its message without waiting.
+	for _, c := range h.apply(b, ups, now) {
+		c.writeInline(h)
+	}
 }
 
 // apply fans each update out to the ticket's connections and sets its next
-// fetch. It holds the hub lock but never blocks: a full queue kicks.
-func (h *Hub) apply(b batch, ups []Update, now time.Time) {
+// fetch. It holds the hub lock but never blocks: a full queue kicks. It
+// returns the connections that got a message and are written inline
+// (writeInline) by the caller; the others' writers are started.
+func (h *Hub) apply(b batch, ups []Update, now time.Time) (inline []*client) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r := h.rooms[b.room]
 	if r == nil {
-		return
+		return nil
 	}
 	for i, u := range ups[:min(len(ups), len(b.tickets))] {
 		id := b.tickets[i]
@@ -159,29 +173,38 @@ func (h *Hub) apply(b batch, ups []Update, now time.Time) {
 		if !b.force[i] || !now.Add(dueSlack).Before(t.next) {
 			t.next = now.Add(h.slot(t))
 		}
-		for c := range t.clients {
+		for _, c := range t.clients {
 			if c.kicked() {
 				continue
 			}
 			switch decide(c, u, now, b.force[i]) {
 			case send:
-				h.enqueue(c, u, now, b.force[i])
+				if h.enqueue(c, u, now, b.force[i]) && c.inline != nil {
+					inline = append(inline, c)
+				}
 			case later:
 				// Come back when this connection may have its next update.
 				t.next = minTime(t.next, c.lastSentAt.Add(u.Interval))
 			}
 		}
+		r.touch(h, t)
 	}
+	return inline
 }
 
-// enqueue queues u for c. A forced send (a notice: settings changed,
-// admission) does not move c's throttle clock, so a room-wide push leaves
-// the waiters' update schedules spread as they were.
-func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
+// enqueue queues u for c and reports whether it did. A forced send (a
+// notice: settings changed, admission) does not move c's throttle clock,
+// so a room-wide push leaves the waiters' update schedules spread as they
+// were. A connection without an inline writer gets its writer started.
+func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) bool {
 	select {
 	case c.queue <- u.Payload:
-		c.wake(h)
+		if c.inline == nil {
+			c.wake(h)
+		}
 		c.lastSent = u.Payload
+		// A message is traffic: the keep-alive waits for PingInterval of silence.
+		c.pingAt = now.Add(h.o.PingInterval)
 		if !forced || c.lastSentAt.IsZero() {
 			c.lastSentAt = now
 		}
@@ -189,23 +212,26 @@ func (h *Hub) enqueue(c *client, u Update, now time.Time, forced bool) {
 			c.finalAt = now
 			h.finals[c] = struct{}{}
 		}
+		return true
 	default:
 		if c.kick(websocket.StatusTryAgainLater, reasonSlow, ErrSlow) {
 			h.slow.Add(1)
 			h.log.Info("push: slow client disconnected", "room", c.room, "transport", c.tr.Name())
 		}
+		return false
 	}
 }
 
 // keepAlive asks t's connections whose keep-alive is due for a ping (an SSE
-// comment). The hub's tick stands in for a timer per connection; a ticket
-// none of whose connections is due costs one comparison.
+// comment): those that were sent nothing for PingInterval. The hub's tick
+// stands in for a timer per connection; a ticket none of whose connections
+// is due costs one comparison.
 func (h *Hub) keepAlive(t *ticket, now time.Time) {
 	if now.Before(t.pingAt) {
 		return
 	}
 	var next time.Time
-	for c := range t.clients {
+	for _, c := range t.clients {
 		if !now.Before(c.pingAt) {
 			c.pingAt = now.Add(h.o.PingInterval)
 			c.pingDue.Store(true)

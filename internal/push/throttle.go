@@ -38,7 +38,8 @@ func decide(c *client, u Update, now time.Time, forced bool) verdict {
 	if bytes.Equal(c.lastSent, u.Payload) {
 		return skip
 	}
-	if forced || final(u.State) || now.Sub(c.lastSentAt)+dueSlack >= u.Interval {
+	// (A connection sent nothing yet has no throttle clock: Sub would saturate and the slack overflow.)
+	if forced || final(u.State) || c.lastSentAt.IsZero() || now.Sub(c.lastSentAt)+dueSlack >= u.Interval {
 		return send
 	}
 	return later

@@ -88,6 +88,8 @@ func (h *Hub) serveSSEConn(w http.ResponseWriter, r *http.Request, room, ticket 
 		return true, fmt.Errorf("push: hijack sse: %w", err)
 	}
 	_ = brw // a client that sends more than its request is read and ignored below
+	// A peer gone without a word is found while events flow (see smallBuffers).
+	setUserTimeout(conn, h.o.WriteTimeout)
 
 	var head bytes.Buffer
 	head.WriteString("HTTP/1.1 200 OK\r\n")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -22,12 +23,38 @@ const wsBuffer = 128
 
 type wsTransport struct {
 	conn *websocket.Conn
+	wire *wsWire // nil when the connection was not hijacked through smallBuffers
 }
 
 func (t *wsTransport) Name() string { return "ws" }
 
+// WriteMessage writes msg as one frame in one write (wsWire), within
+// ctx's deadline.
 func (t *wsTransport) WriteMessage(ctx context.Context, msg []byte) error {
-	return t.conn.Write(ctx, websocket.MessageText, msg)
+	if t.wire == nil {
+		return t.conn.Write(ctx, websocket.MessageText, msg)
+	}
+	timeout := time.Minute
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	return t.wire.writeMessage(msg, timeout)
+}
+
+// TryWrite starts writing msg if that needs no wait (inlineWriter).
+func (t *wsTransport) TryWrite(msg []byte) (started, done bool, err error) {
+	if t.wire == nil {
+		return false, false, nil
+	}
+	return t.wire.tryWrite(msg)
+}
+
+// Finish writes the rest of a message TryWrite started (inlineWriter).
+func (t *wsTransport) Finish(timeout time.Duration) error {
+	if t.wire == nil {
+		return nil
+	}
+	return t.wire.finish(timeout)
 }
 
 // Ping waits for the pong, which the connection's reader processes.
@@ -50,12 +77,13 @@ func (h *Hub) ServeWS(w http.ResponseWriter, r *http.Request, room, ticket strin
 		http.Error(w, "shutting down", http.StatusServiceUnavailable)
 		return ErrClosed
 	}
-	conn, err := websocket.Accept(smallBuffers{w}, r, h.o.WSAccept)
+	sb := &smallBuffers{ResponseWriter: w, userTimeout: h.o.WriteTimeout}
+	conn, err := websocket.Accept(sb, r, h.o.WSAccept)
 	if err != nil {
 		return fmt.Errorf("push: accept websocket: %w", err)
 	}
 	conn.SetReadLimit(wsReadLimit)
-	c := newClient(&wsTransport{conn: conn}, room, ticket, h.o.SendQueue)
+	c := newClient(&wsTransport{conn: conn, wire: sb.wire}, room, ticket, h.o.SendQueue)
 	if !h.register(c, first) {
 		_ = conn.Close(websocket.StatusGoingAway, reasonShutdown)
 		return ErrClosed
@@ -81,17 +109,26 @@ func (h *Hub) readWS(conn *websocket.Conn, c *client, done func(error)) {
 
 // smallBuffers hands coder/websocket the hijacked connection with small
 // bufio buffers: net/http's own 4 KB reader and writer would otherwise stay
-// with every socket for its life.
+// with every socket for its life. The writer writes to wire (which the hub
+// writes its messages to itself). With userTimeout set, a TCP connection
+// whose written data goes unacknowledged that long is dropped by the kernel
+// (Linux), so a peer gone without a word is found while messages flow,
+// without keep-alives.
 type smallBuffers struct {
 	http.ResponseWriter
+	userTimeout time.Duration
+	wire        *wsWire // set by Hijack
 }
 
-func (w smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *smallBuffers) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (w *smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	conn, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
 	if err != nil {
 		return nil, nil, err
+	}
+	if w.userTimeout > 0 {
+		setUserTimeout(conn, w.userTimeout)
 	}
 	// net/http flushed the 101 before handing over its writer; its reader
 	// may hold the first bytes the client sent after the handshake.
@@ -100,5 +137,6 @@ func (w smallBuffers) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 		early, _ := brw.Reader.Peek(n)
 		rd = io.MultiReader(bytes.NewReader(bytes.Clone(early)), conn)
 	}
-	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(conn, wsBuffer)), nil
+	w.wire = newWire(conn)
+	return conn, bufio.NewReadWriter(bufio.NewReaderSize(rd, wsBuffer), bufio.NewWriterSize(w.wire, wsBuffer)), nil
 }
