@@ -50,7 +50,7 @@ func TestAFailedRestoreIsTriedAgain(t *testing.T) {
 	wg.Go(func() { _ = adm.Run(ctx) })
 	settle := func() {
 		t.Helper()
-		wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+		wctx, wcancel := context.WithTimeout(ctx, 30*time.Second) // -race on a loaded machine
 		defer wcancel()
 		if err := clock.BlockUntilContext(wctx, 2); err != nil {
 			t.Fatalf("the loops never waited on the clock: %v", err)
