@@ -131,11 +131,7 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, now time.Time) {
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	m := lp.known[room]
-	if m == nil {
-		m = map[string]*knownTicket{}
-		lp.known[room] = m
-	}
+	m := lp.roomLocked(room)
 	for _, t := range ts {
 		k := m[t.ID]
 		if k != nil && k.stale > gen || lp.roomStale[room] > gen {
@@ -210,11 +206,7 @@ func (lp *localPositions) forget(room string, ids []string) {
 	now := time.Now()
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	m := lp.known[room]
-	if m == nil {
-		m = map[string]*knownTicket{}
-		lp.known[room] = m
-	}
+	m := lp.roomLocked(room)
 	for _, id := range ids {
 		k := m[id]
 		if k == nil {
@@ -223,6 +215,16 @@ func (lp *localPositions) forget(room string, ids []string) {
 		}
 		k.invalid, k.stale = true, g
 	}
+}
+
+// roomLocked is room's known tickets, made if there are none yet; lp.mu held.
+func (lp *localPositions) roomLocked(room string) map[string]*knownTicket {
+	m := lp.known[room]
+	if m == nil {
+		m = map[string]*knownTicket{}
+		lp.known[room] = m
+	}
+	return m
 }
 
 // admitted takes an admission heard: a waiting ticket known here becomes
@@ -234,11 +236,7 @@ func (lp *localPositions) admitted(room string, adm []queue.Admitted) {
 	now := time.Now()
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
-	m := lp.known[room]
-	if m == nil {
-		m = map[string]*knownTicket{}
-		lp.known[room] = m
-	}
+	m := lp.roomLocked(room)
 	for _, a := range adm {
 		k := m[a.ID]
 		if k != nil && !k.invalid && k.t.State == queue.StateWaiting && !a.At.IsZero() {
