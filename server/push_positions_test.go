@@ -222,6 +222,20 @@ func (w *statusReads) count(cmds ...redis.Cmder) {
 	}
 }
 
+// runWithStatusReads runs a server on the shared Redis whose status reads
+// w counts, until the test ends (at most 90 s).
+func runWithStatusReads(t *testing.T) (*statusReads, *env, context.Context) {
+	t.Helper()
+	w := &statusReads{}
+	rdb := redistest.Shared(t).Client(t)
+	rdb.AddHook(seeHook(w.count))
+	e := newEnvWith(t, rdb)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
+	go func() { _ = e.srv.Run(ctx) }()
+	return w, e, ctx
+}
+
 func (w *statusReads) get() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -234,13 +248,7 @@ func (w *statusReads) get() int {
 // second read right after the first (two reads per connection doubled the
 // store's work for every waiter that connects or reconnects).
 func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
-	w := &statusReads{}
-	rdb := redistest.Shared(t).Client(t)
-	rdb.AddHook(seeHook(w.count))
-	e := newEnvWith(t, rdb)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	go func() { _ = e.srv.Run(ctx) }()
+	w, e, ctx := runWithStatusReads(t)
 	e.putRoom("sale", `{"paused": true, "tiers": [{"max_position": null, "interval_ms": 500}]}`)
 
 	b := e.browser()
@@ -278,13 +286,7 @@ func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
 // and an admission heard between the enter and the connection is read
 // from the store.
 func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
-	w := &statusReads{}
-	rdb := redistest.Shared(t).Client(t)
-	rdb.AddHook(seeHook(w.count))
-	e := newEnvWith(t, rdb)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	go func() { _ = e.srv.Run(ctx) }()
+	w, e, ctx := runWithStatusReads(t)
 	e.putRoom("sale", `{"paused": true}`)
 	url := func(id string) string {
 		return "ws" + strings.TrimPrefix(e.url, "http") + "/api/rooms/sale/tickets/" + id + "/ws"
@@ -342,13 +344,7 @@ func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
 // entry token signed, without reading the ticket; what it shows is what a
 // read of the ticket says.
 func TestAnAdmissionHeardIsShownWithoutARead(t *testing.T) {
-	w := &statusReads{}
-	rdb := redistest.Shared(t).Client(t)
-	rdb.AddHook(seeHook(w.count))
-	e := newEnvWith(t, rdb)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	go func() { _ = e.srv.Run(ctx) }()
+	w, e, ctx := runWithStatusReads(t)
 	e.putRoom("sale", `{"paused": true, "jitter_ms": 3000}`)
 
 	b := e.browser()
