@@ -17,7 +17,7 @@ import (
 // FCALL: the library's chunk, the record codec's helpers with it, runs once
 // when the library is loaded, where EVALSHA runs a script's whole chunk,
 // and creates each of those helpers anew, on every call (a tenth of an
-// enter's Redis time, and garbage for Lua's collector). Where Redis has no
+// enter's instructions, and garbage for Lua's collector). Where Redis has no
 // functions (miniredis, Redis 6) it runs with EVALSHA.
 type script struct {
 	op         string
