@@ -201,7 +201,10 @@ if [[ $CROWD == 1 ]]; then
 		echo "${share[*]}"
 	)
 	nst=${#st[@]}
-	bound=$((nst * (${RAMP_TIMEOUT%s} + ${SETTLE%s} + ${WINDOW%s} + 60 * SERVERS) + 120))
+	bound=$((nst * (2 * ${RAMP_TIMEOUT%s} + ${SETTLE%s} + 2 * ${WINDOW%s} + 60 * SERVERS) + 120))
+	# The clients start and end every window together (--barrier): none
+	# ramps or closes its sockets inside another's window.
+	mkdir -p "$work/barrier"
 	for i in $(seq 0 $((CLIENTS - 1))); do
 		lead=()
 		if ((i == 0)); then
@@ -210,7 +213,7 @@ if [[ $CROWD == 1 ]]; then
 		timeout "${bound}s" nice -n "$NICE" "$work/wsload" --url "$(rotate "$urls" "$i")" --room crowd --peers "$CLIENTS" \
 			--stages "$shares" --concurrency $((CONCURRENCY / CLIENTS)) --duration "$WINDOW" --settle "$SETTLE" \
 			--ramp-timeout "$RAMP_TIMEOUT" --sources "$SOURCES" --batch-size "$BATCH_SIZE" \
-			--batch-interval "$BATCH_INTERVAL" --rss-limit $((8 << 30)) "${lead[@]}" \
+			--batch-interval "$BATCH_INTERVAL" --rss-limit $((8 << 30)) --barrier "$work/barrier" "${lead[@]}" \
 			>"$work/crowd$i.out" 2>"$work/crowd$i.log" &
 		cpids="$cpids $!"
 		if ((i == 0)); then

@@ -76,6 +76,7 @@ type config struct {
 	AdmitLimit  time.Duration
 	RSSLimit    int64
 	Trace       string
+	Barrier     string
 }
 
 func parseConfig(args []string, stderr io.Writer) (config, error) {
@@ -107,6 +108,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.LateLimit, "late-limit", 500*time.Millisecond, "target: p99 of update lateness beyond the tier interval")
 	fs.DurationVar(&c.AdmitLimit, "admit-limit", 250*time.Millisecond, "target: p99 of admission latency")
 	fs.Int64Var(&c.RSSLimit, "rss-limit", 1<<30, "target: server resident memory at peak, bytes")
+	fs.StringVar(&c.Barrier, "barrier", "", "a directory shared with the --peers: they start each window together and end it together, so none ramps or closes inside another's window")
 	fs.StringVar(&c.Trace, "trace", "", "write every message's receive time, visitor, state, position and next_update_ms to this file (CSV)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -364,7 +366,11 @@ func run(ctx context.Context, c config, log io.Writer) ([]*report, error) {
 	// also reads every server's /metrics (up to 30 s each on a busy machine).
 	n := time.Duration(len(c.Stages))
 	reads := time.Duration(2*len(c.URLs)) * 30 * time.Second
-	ctx, cancel := context.WithTimeout(ctx, n*(c.RampTimeout+c.Settle+c.Duration+reads)+30*time.Second)
+	bound := n*(c.RampTimeout+c.Settle+c.Duration+reads) + 30*time.Second
+	if c.Barrier != "" {
+		bound += n * (c.RampTimeout + c.Settle + c.Duration) // waiting for the slowest peer
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
 	l := newLoader(c, log)
 	l.start = time.Now()
@@ -483,6 +489,7 @@ ramp:
 	fmt.Fprintf(log, "wsload: %d open after %.1fs; settling %s\n", l.open.Load(), rep.RampS, c.Settle)
 	l.phase.Store(int32(phaseSettle))
 	sleepCtx(ctx, c.Settle)
+	l.meet(ctx, fmt.Sprintf("stage%d-ready", target))
 
 	// Window.
 	var srv0 procStat
@@ -651,7 +658,21 @@ ramp:
 	rep.ServerCloses = maps.Clone(l.closes)
 	l.wmu.Unlock()
 	rep.Visitors = l.visitors.Load()
+	l.meet(ctx, fmt.Sprintf("stage%d-done", target))
 	return rep
+}
+
+// meet waits for the peers at point when they share a --barrier: at most
+// as long as a stage may take.
+func (l *loader) meet(ctx context.Context, point string) {
+	c := l.c
+	if c.Barrier == "" {
+		return
+	}
+	fmt.Fprintf(l.log, "wsload: waiting for %d peers at %s\n", c.Peers, point)
+	if err := meet(ctx, c.Barrier, point, strconv.Itoa(os.Getpid()), c.Peers, c.RampTimeout+c.Settle+c.Duration); err != nil {
+		fmt.Fprintln(l.log, err)
+	}
 }
 
 // putRoom creates or replaces the room with jitter 0, so orderable_at is the
