@@ -3,8 +3,10 @@ package redisstore_test
 import (
 	"context"
 	_ "embed"
+	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,5 +253,44 @@ func TestTicketsOfTheCompactEncodingStillWork(t *testing.T) {
 	}
 	if again := f.enter(t, "up", a.Identity); again.ID == a.ID || again.Seq != 6 {
 		t.Fatalf("re-entry after the purge: %+v", again)
+	}
+}
+
+// TestTheSingleVisitorsHashIsReadWhileInUse: a room whose first ticket is a
+// bucketed one does not read the single visitors hash of the releases
+// before on enter; a ticket kept under an id not ours (which uses that
+// hash) turns the reading back on, so its identity still gets it back.
+func TestTheSingleVisitorsHashIsReadWhileInUse(t *testing.T) {
+	prefix := redistest.Prefix(t)
+	f := newFixture(t, prefix, nil)
+	rdb := redistest.Shared(t).Client(t)
+	ctx := context.Background()
+	f.room(t, "single", func(s *queue.Settings) { s.Paused = true })
+	stats := prefix + "{single}:stats"
+
+	first := f.enter(t, "single", queue.VisitorIdentity("first"))
+	if v, _ := rdb.HGet(ctx, stats, "vonly").Result(); v != "1" {
+		t.Fatalf("stats vonly = %q after the room's first ticket, want 1", v)
+	}
+	// A stale entry there is not read: the visitor gets a ticket of its own.
+	stale := queue.VisitorIdentity("stale")
+	rdb.HSet(ctx, prefix+"{single}:visitors", stale, first.ID)
+	if got := f.enter(t, "single", stale); got.ID == first.ID || got.Position != 2 {
+		t.Fatalf("enter with a stale single-hash entry: %+v, want a new ticket at 2", got)
+	}
+
+	var next atomic.Int64
+	plain := queue.NewLine(f.store, f.keys, queue.LineOptions{Clock: f.clock, Jitter: func(time.Duration) time.Duration { return 0 },
+		NewID: func() string { return fmt.Sprintf("plain-%d", next.Add(1)) }})
+	tk, _, err := plain.Enter(ctx, "single", "u:plain")
+	if err != nil || tk.ID != "plain-1" {
+		t.Fatalf("enter under an id not ours: %+v, %v", tk, err)
+	}
+	if n, _ := rdb.HExists(ctx, stats, "vonly").Result(); n {
+		t.Fatal("stats vonly kept after a ticket went to the single visitors hash")
+	}
+	again, _, err := plain.Enter(ctx, "single", "u:plain")
+	if err != nil || again.ID != tk.ID {
+		t.Fatalf("the same identity entering again: %+v, %v; want its ticket %s", again, err, tk.ID)
 	}
 }

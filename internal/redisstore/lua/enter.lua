@@ -15,7 +15,8 @@
 --   active   ZSET admitted members scored by expiry (ms)
 --   budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --     h = slots held after a data loss until hu (ms) (restore.lua)
---   stats    HASH counters and the measured rate
+--   stats    HASH counters and the measured rate; vonly: the room's first
+--     ticket was a bucketed one, so its single visitors hash is not read
 --   admits   ZSET admission log of the last minute, for the rate
 --   pow:<id> STRING the spent mark of proof-of-work challenge id
 --   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
@@ -41,11 +42,14 @@
 local identity, now = ARGV[1], tonumber(ARGV[3])
 local mode, base, packed, field = ARGV[4], KEYS[1], ARGV[8], ARGV[9]
 local stats, q = base .. 'stats', base .. 'q'
-local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged')
+local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged', 'vonly')
 local nb, rate = tonumber(sv[1]) or 1, sv[2] or '0'
 local vk = vkey(base, field, nb)
 
-local existing = redis.call('HGET', vk, field) or redis.call('HGET', base .. 'visitors', identity)
+-- The room's single visitors hash holds tickets from before; a room whose
+-- first ticket came after them (stats vonly) has none to look up there.
+local existing = redis.call('HGET', vk, field)
+if not existing and not sv[4] then existing = redis.call('HGET', base .. 'visitors', identity) end
 if existing then
   local rec, k, raw = load(base, base .. 'tickets', existing)
   if rec and owns(rec, identity, packed) and
@@ -87,75 +91,78 @@ local m, id, tail = s, nil, ARGV[2]
 local new = #tail == 20
 if new then
   id = string.rep('0', 12 - #s) .. s .. tail
+  if seq == 1 then redis.call('HSET', stats, 'vonly', '1') end
 else
   m, id, tail = tail, tail, '' -- not an id of ours (a test's): kept under itself, as before
 end
--- A record from the arguments' own strings: state, entry position, the
--- admission's times (new: base-36 deltas; before: ms), no reason; kept
--- with the identity's visitors entry.
-local function keep(c, pos, times)
-  local raw
-  if new then
-    raw = c .. ARGV[10] .. pos .. '|' .. times .. '||' .. ARGV[11] .. packed
-    redis.call('HSET', tkey(base, m), m, raw)
-    if redis.call('HSET', vk, field, m) == 1 then vgrow(base, stats, nb, seq - (tonumber(sv[3]) or 0)) end
-  else
-    raw = string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
-    redis.call('HSET', base .. 'tickets', m, raw)
-    redis.call('HSET', base .. 'visitors', identity, m)
-  end
-  return raw
-end
 
--- Scheduled opening: before it, a new place is in the pre-queue, unranked
--- until the opening's draw (draw.lua) gives it a random place. The pre-queue
--- keeps ticket ids: the draw's order is of ids.
+-- The newcomer's ticket: its state letter, entry position and the
+-- admission's times (new: base-36 deltas; before: ms), written once below.
+-- Straight-line code rather than a helper closing over these locals: each
+-- captured local costs Lua an allocation per call, and its collector's
+-- work grows with every byte an enter leaves behind.
+local c, pos, times, rank = 'W', '', '||', -1
 if mode == 'scheduled' then
+  -- Scheduled opening: before it, a new place is in the pre-queue, unranked
+  -- until the opening's draw (draw.lua) gives it a random place. The
+  -- pre-queue keeps ticket ids: the draw's order is of ids.
+  c = 'S'
   redis.call('ZADD', base .. 'pre', s, id)
-  return {id, keep('S', '', '||'), -1, waiting, rate}
-end
-
-local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
-local capacity, size, interval, orderable, ttl
-if admit or (mode == 'line' and waiting == 0) then
-  capacity, size, interval, orderable, ttl = string.match(ARGV[5], '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
-end
-if mode == 'line' and waiting == 0 then
-  -- Fast track: only into an empty line, within capacity and this tick's budget.
-  -- As in tick.lua: ticks compared by start time, so a change of pace holds.
-  local start = now - now % tonumber(interval)
-  local b = redis.call('HMGET', base .. 'budget', 's', 'u', 'h', 'hu')
-  local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
-  if start > bs then bs, used = start, 0 end
-  local live = redis.call('ZCOUNT', base .. 'active', '(' .. ARGV[3], '+inf')
-  if now < (tonumber(b[4]) or 0) then live = live + tonumber(b[3]) end
-  if used < tonumber(size) and live < tonumber(capacity) then
-    redis.call('HSET', base .. 'budget', 's', bs, 'u', used + 1)
-    admit = true
-  end
-end
-
-local raw, rank
-if admit then
-  local x = tonumber(orderable) + tonumber(ttl)
-  if new then
-    raw = keep('A', '', '0|' .. b36(tonumber(orderable) - now) .. '|' .. b36(ttl))
-  else
-    raw = keep('A', '', ARGV[3] .. '|' .. orderable .. '|' .. num(x))
-  end
-  rank = -1
-  redis.call('ZADD', base .. 'active', x, m)
-  redis.call('HINCRBY', stats, 'admitted_total', 1)
-  redis.call('HINCRBY', stats, 'win_sum', 1)
-  redis.call('ZADD', base .. 'admits', ARGV[3], ARGV[3] .. ':1:' .. m)
 else
-  -- The newest seq is the highest score in the line (drawn places sit below
-  -- its head), so the newcomer's rank is the count before it.
-  -- A new ticket's sign of life is its entry time (record.lua): none kept.
-  redis.call('ZADD', q, s, m) -- strings, not numbers: redis.call would format those
-  if not new then redis.call('ZADD', base .. 'seen', ARGV[3], m) end
-  rank, waiting = waiting, waiting + 1
-  raw = keep('W', string.format('%d', waiting), '||') -- entry position, for the progress bar
-  log_changes(q, stats, base .. 'log', s, '', waiting) -- positions
+  local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
+  local capacity, size, interval, orderable, ttl
+  if admit or (mode == 'line' and waiting == 0) then
+    capacity, size, interval, orderable, ttl = string.match(ARGV[5], '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+  end
+  if mode == 'line' and waiting == 0 then
+    -- Fast track: only into an empty line, within capacity and this tick's budget.
+    -- As in tick.lua: ticks compared by start time, so a change of pace holds.
+    local start = now - now % tonumber(interval)
+    local b = redis.call('HMGET', base .. 'budget', 's', 'u', 'h', 'hu')
+    local bs, used = tonumber(b[1]) or -1, tonumber(b[2]) or 0
+    if start > bs then bs, used = start, 0 end
+    local live = redis.call('ZCOUNT', base .. 'active', '(' .. ARGV[3], '+inf')
+    if now < (tonumber(b[4]) or 0) then live = live + tonumber(b[3]) end
+    if used < tonumber(size) and live < tonumber(capacity) then
+      redis.call('HSET', base .. 'budget', 's', bs, 'u', used + 1)
+      admit = true
+    end
+  end
+  if admit then
+    local x = tonumber(orderable) + tonumber(ttl)
+    c = 'A'
+    if new then
+      times = '0|' .. b36(tonumber(orderable) - now) .. '|' .. b36(ttl)
+    else
+      times = ARGV[3] .. '|' .. orderable .. '|' .. num(x)
+    end
+    redis.call('ZADD', base .. 'active', x, m)
+    redis.call('HINCRBY', stats, 'admitted_total', 1)
+    redis.call('HINCRBY', stats, 'win_sum', 1)
+    redis.call('ZADD', base .. 'admits', ARGV[3], ARGV[3] .. ':1:' .. m)
+  else
+    -- The newest seq is the highest score in the line (drawn places sit below
+    -- its head), so the newcomer's rank is the count before it.
+    -- A new ticket's sign of life is its entry time (record.lua): none kept.
+    redis.call('ZADD', q, s, m) -- strings, not numbers: redis.call would format those
+    if not new then redis.call('ZADD', base .. 'seen', ARGV[3], m) end
+    rank, waiting = waiting, waiting + 1
+    pos = string.format('%d', waiting) -- entry position, for the progress bar
+  end
 end
+
+-- The record, from the arguments' own strings, with no reason; kept with
+-- the identity's visitors entry.
+local raw
+if new then
+  raw = c .. ARGV[10] .. pos .. '|' .. times .. '||' .. ARGV[11] .. packed
+  redis.call('HSET', tkey(base, m), m, raw)
+  if redis.call('HSET', vk, field, m) == 1 then vgrow(base, stats, nb, seq - (tonumber(sv[3]) or 0)) end
+else
+  raw = string.lower(c) .. tail .. '|' .. s .. '|' .. ARGV[3] .. '|' .. pos .. '|' .. times .. '||' .. identity
+  redis.call('HSET', base .. 'tickets', m, raw)
+  redis.call('HSET', base .. 'visitors', identity, m)
+  redis.call('HDEL', stats, 'vonly') -- the single visitors hash is in use again
+end
+if c == 'W' then log_changes(q, stats, base .. 'log', s, '', waiting) end -- positions
 return {id, raw, rank, waiting, rate}
