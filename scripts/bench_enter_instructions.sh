@@ -9,8 +9,9 @@
 # Visitors are cookie visitors with random ids, as the server makes them
 # (the visitors buckets split as they would), sent with redis-cli --pipe.
 # Usage: scripts/bench_enter_instructions.sh [before-rev] (a revision whose
-# enter.lua takes 13 KEYS, from 1924db6 on, or one KEY, as now; issue 13,
-# docs/benchmarks.md). Needs valgrind and python3.
+# enter.lua takes 13 KEYS, from 1924db6 on, one KEY, or, as now, one KEY
+# and a batch of enters: BATCH (1) a call; issue 13, docs/benchmarks.md).
+# Needs valgrind and python3.
 set -euo pipefail
 REV=${1:-263a0aa}; PORT=${PORT:-25002}; N1=${N1:-2000}; N2=${N2:-6000}
 cd "$(dirname "$0")/.."
@@ -19,7 +20,11 @@ git show "$REV:internal/redisstore/lua/record.lua" > "$work/old-record.lua"
 git show "$REV:internal/redisstore/lua/enter.lua" > "$work/old-enter.lua"
 cp internal/redisstore/lua/record.lua "$work/new-record.lua"
 cp internal/redisstore/lua/enter.lua "$work/new-enter.lua"
-sig() { if grep -q '^-- KEYS\[13\] base' "$1"; then echo 13; else echo 1; fi; }
+sig() {
+  if grep -q '^-- KEYS\[13\] base' "$1"; then echo 13
+  elif grep -q '^-- ARGV\[1\] the number of enters' "$1"; then echo batch
+  else echo 1; fi
+}
 
 # commands N SIG CALL...: N enters of new random visitors as RESP, each
 # "CALL... <keys and args>" in the enter signature SIG.
@@ -27,6 +32,8 @@ commands() {
   python3 - "$@" <<'EOF'
 import random, sys
 n, sig, call = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+batch = int(__import__('os').environ.get('BATCH', '1')) if sig == 'batch' else 1
+pending = []
 out, rnd, now, base = sys.stdout.buffer, random.Random(1), 1764583264000, 'wr:{r}:'
 def b36(x):
     d, s = '0123456789abcdefghijklmnopqrstuvwxyz', ''
@@ -41,8 +48,14 @@ for i in range(n):
             'stats', 'admits', 'pow:x', 'pre', 'log')] + [base, ident, tail.hex(), str(t), 'paused',
             '1000', '10', '200', str(t), '600000', 'none', '1', '0', packed, field, b36(t), tail]
     else:
-        args = ['1', base, ident, tail.hex(), str(t), 'paused', '1000:10:200:%d:600000' % t, 'none', '0',
+        args = [ident, tail.hex(), str(t), 'paused', '1000:10:200:%d:600000' % t, 'none', '0',
             packed, field, b36(t), tail]
+        if sig == 'batch':  # BATCH enters a call
+            pending += args
+            if len(pending) < 11 * batch and i < n - 1:
+                continue
+            args, pending = [str(len(pending) // 11)] + pending, []
+        args = ['1', base] + args
     args = call + args
     out.write(b'*%d\r\n' % len(args))
     for a in args:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"sync"
 	"testing"
 	"time"
 
@@ -554,4 +555,61 @@ func testPresentInALongLineAndAtTheHead(t *testing.T, target Open) {
 	if st.Waiting != int64(len(onA)+len(onB)-5) {
 		t.Fatalf("%d waiting, want %d", st.Waiting, len(onA)+len(onB)-5)
 	}
+}
+
+// testConcurrentEntersAreAsIfOneByOne: many visitors entering at once, each
+// three times (tabs: two on one server, one on another): one ticket per visitor, seqs without a
+// gap, every answer's position its seq (nobody leaves), and a follower of
+// the change log gives the store's positions. A store may carry several
+// enters in one call; the outcome must be that of one call each.
+func testConcurrentEntersAreAsIfOneByOne(t *testing.T, target Open) {
+	shared := target(t)
+	a := newFixtureOn(t, shared, nil)
+	b := newFixtureOn(t, shared, nil)
+	a.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
+	v := queue.NewRoomView(a.server(), "sale")
+	if err := v.Resync(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const n = 150
+	got := make([][3]queue.Ticket, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, 3*n)
+	for i := range n {
+		for tab, f := range []*fixture{a, a, b} {
+			wg.Go(func() {
+				tk, _, err := f.line.Enter(context.Background(), "sale", fmt.Sprintf("v:%03d", i))
+				got[i][tab] = tk
+				errs <- err
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	seqs := map[int64]bool{}
+	var ids []string
+	for i, tabs := range got {
+		if tabs[0].ID != tabs[1].ID || tabs[0].ID != tabs[2].ID {
+			t.Fatalf("visitor %d got several tickets: %s, %s, %s", i, tabs[0].ID, tabs[1].ID, tabs[2].ID)
+		}
+		for _, tk := range tabs {
+			if tk.State != queue.StateWaiting || tk.Position != tk.Seq {
+				t.Fatalf("visitor %d: %s at %d with seq %d, want waiting at its seq", i, tk.State, tk.Position, tk.Seq)
+			}
+		}
+		seqs[tabs[0].Seq] = true
+		ids = append(ids, tabs[0].ID)
+	}
+	for s := int64(1); s <= n; s++ {
+		if !seqs[s] {
+			t.Fatalf("no ticket has seq %d of 1..%d", s, n)
+		}
+	}
+	catchUp(t, v)
+	comparePositions(t, a, "sale", ids, v)
 }

@@ -81,6 +81,7 @@ var cases = []struct {
 	{"LogPositionsMatchTheStore", testLogPositionsMatchTheStore},
 	{"LogSnapshotWhileTheLineMoves", testLogSnapshotWhileTheLineMoves},
 	{"LogEntriesAreOnePerOperation", testLogEntriesAreOnePerOperation},
+	{"ConcurrentEntersAreAsIfOneByOne", testConcurrentEntersAreAsIfOneByOne},
 	{"LogGapAfterTheRoomIsDeleted", testLogGapAfterTheRoomIsDeleted},
 	{"AliveKeepsOpenWaitersFromAbandon", testAliveKeepsOpenWaitersFromAbandon},
 	{"PresentKeepsOpenWaitersFromAbandon", testPresentKeepsOpenWaitersFromAbandon},

@@ -27,6 +27,8 @@ type Store struct {
 	prefix string
 	rate   *redis_rate.Limiter // per-client enter limits (limits.go)
 	fns    functions           // whether Redis runs the scripts as functions (functions.go)
+	// batches groups each room's enters into calls (enter_batch.go).
+	batches enterBatches
 }
 
 var _ queue.Store = (*Store)(nil)
@@ -161,15 +163,12 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 		proof = strconv.FormatInt(max(gate.Expires.Sub(now).Milliseconds(), 1), 10) + ":" + gate.ID
 	}
 	admission := fmt.Sprintf("%d:%d:%d:%d:%d", st.Capacity, st.BatchSize, st.BatchIntervalMS, ms(now.Add(jitter)), st.SessionTTLS*1000)
-	res, err := s.run(ctx, enterScript, []string{k.base},
+	res, err := s.enter(ctx, room, k.base, identity, [enterArgs]any{
 		identity, tail, ms(now), string(mode), admission, proof,
 		st.MaxWaiting, packed, visitorField(packed), stamp36(ms(now)), tailBytes(tail),
-	).Slice()
+	})
 	if err != nil {
 		return queue.Ticket{}, fail("enter", err)
-	}
-	if len(res) != 5 {
-		return queue.Ticket{}, fmt.Errorf("redisstore: enter: unexpected reply %v", res)
 	}
 	id, _ := res[0].(string)
 	if id == "" {

@@ -207,9 +207,10 @@ end
 -- minus stats purged: at least the visitors entries), so a bucket stays a
 -- short listpack: ≤ 128 entries by far (the buckets not yet split in a
 -- round hold twice the average), and a lookup scans a few dozen bytes. The
--- bucket count (stats vb) only grows; an empty bucket is no key.
+-- bucket count (stats vb) only grows; an empty bucket is no key. Returns
+-- the count after.
 local function vgrow(base, stats, n, live)
-  if live <= 12 * n then return end
+  if live <= 12 * n then return n end
   local lvl = 1
   while lvl * 2 <= n do lvl = lvl * 2 end
   local src = base .. 'v:' .. string.format('%d', n - lvl)
@@ -226,6 +227,7 @@ local function vgrow(base, stats, n, live)
     redis.call('HDEL', src, unpack(gone))
   end
   redis.call('HSET', stats, 'vb', string.format('%d', n + 1))
+  return n + 1
 end
 
 -- vdrop removes a purged ticket's visitors entry (packed identity, member m)
