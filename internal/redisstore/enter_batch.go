@@ -26,6 +26,7 @@ type enterBatches struct {
 }
 
 type enterReq struct {
+	ctx      context.Context // the caller's: one that gave up before its call is left out
 	identity string
 	args     [enterArgs]any
 	done     chan enterRes // buffered: a caller that gave up leaves its result there
@@ -39,7 +40,10 @@ type enterRes struct {
 // enter runs one enter: in the next call for its room, or in a call of its
 // own when none is in flight.
 func (s *Store) enter(ctx context.Context, room, base, identity string, args [enterArgs]any) ([]any, error) {
-	req := &enterReq{identity: identity, args: args, done: make(chan enterRes, 1)}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	req := &enterReq{ctx: ctx, identity: identity, args: args, done: make(chan enterRes, 1)}
 	b := &s.batches
 	b.mu.Lock()
 	if b.rooms == nil {
@@ -100,10 +104,14 @@ func (s *Store) sendEnters(ctx context.Context, room, base string, batch []*ente
 
 // takeBatch takes the next call's enters from the waiting ones, in their
 // order, at most maxEnterBatch and no identity twice: a second enter of an
-// identity waits for the next call, which sees the first one's ticket.
+// identity waits for the next call, which sees the first one's ticket. An
+// enter whose caller gave up is dropped.
 func takeBatch(waiting []*enterReq) (batch, rest []*enterReq) {
 	seen := make(map[string]struct{}, min(len(waiting), maxEnterBatch))
 	for _, r := range waiting {
+		if r.ctx.Err() != nil {
+			continue
+		}
 		if _, dup := seen[r.identity]; dup || len(batch) == maxEnterBatch {
 			rest = append(rest, r)
 			continue

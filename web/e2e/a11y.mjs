@@ -270,11 +270,12 @@ await run(async (browser, seen) => {
     await page.locator(q("paused-notice")).waitFor({ state: "hidden", timeout: 20_000 });
     await waitShown(page, LIVE, "live");
     const since = await page.locator(q("entered-at")).textContent();
-    const progress = await page.locator(q("progress")).getAttribute("value");
-    const place = await page.evaluate((room) => {
+    // The bar and the place in one read: the line moves (one admission at the unpause).
+    const { progress, ...place } = await page.evaluate((room) => {
       const main = document.querySelector("[data-waitroom]");
       const digits = (t) => Number(String(t).replace(/[^\d]/g, ""));
       return {
+        progress: document.querySelector('[data-testid="progress"]').getAttribute("value"),
         position: digits(document.querySelector('[data-testid="position"]').textContent),
         entry: digits(sessionStorage.getItem(`waitroom:entry:${room}:${main.dataset.ticket}`)),
       };
