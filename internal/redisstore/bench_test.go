@@ -260,12 +260,13 @@ func benchTick100k(b *testing.B, room string, method queue.Method, tick100k *tic
 
 // reportRedisTime reports the Redis time of each op's script when the
 // returned func runs; nothing else may run scripts meanwhile. It resets
-// Redis's statistics first, then reports three readings per op:
-// redis-us/op, the script's mean wall time (INFO commandstats: what issue 13
-// asks for, and what a loaded machine inflates whenever Redis is descheduled
-// mid-script); redis-p50-us/op, its median (INFO latencystats, robust to those
-// stalls); redis-cpu-us/op, redis-server's CPU time (INFO cpu, user + sys,
-// network included) over the ops.
+// Redis's statistics first, then reports per op: redis-us/op, the scripts'
+// wall time over the ops (INFO commandstats: what issue 13 asks for, and
+// what a loaded machine inflates whenever Redis is descheduled mid-script);
+// redis-cpu-us/op, redis-server's CPU time (INFO cpu, user + sys, network
+// included) over the ops; ops/call, as enters share calls. And per call:
+// redis-call-p50-us and -p99-us (INFO latencystats; the median is robust to
+// those stalls).
 func reportRedisTime(b *testing.B, rdb *redis.Client) func() {
 	b.Helper()
 	ctx := context.Background()
@@ -279,12 +280,10 @@ func reportRedisTime(b *testing.B, rdb *redis.Client) func() {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if calls != int64(b.N) {
-			b.Logf("redis counted %d script calls for %d ops", calls, b.N)
-		}
 		b.ReportMetric(float64(usec)/float64(b.N), "redis-us/op")
-		b.ReportMetric(scriptPercentile(b, rdb, "p50"), "redis-p50-us/op")
-		b.ReportMetric(scriptPercentile(b, rdb, "p99"), "redis-p99-us/op")
+		b.ReportMetric(float64(b.N)/float64(max(calls, 1)), "ops/call")
+		b.ReportMetric(scriptPercentile(b, rdb, "p50"), "redis-call-p50-us")
+		b.ReportMetric(scriptPercentile(b, rdb, "p99"), "redis-call-p99-us")
 		b.ReportMetric(float64((redisCPU(b, rdb)-cpu0).Microseconds())/float64(b.N), "redis-cpu-us/op")
 	}
 }
@@ -330,15 +329,19 @@ func pausedRoom(b *testing.B, f *benchLine, room string) {
 	}
 }
 
-// BenchmarkEnter is one new visitor's enter at the Line level, 64 in flight
-// (about what the HTTP server has at 200 clients on two cores): the script
-// as a function (FCALL) and with EVALSHA.
+// BenchmarkEnter is one new visitor's enter at the Line level, 32 in flight
+// per GOMAXPROCS (about what the HTTP server has at 200 clients on two
+// cores, and enters share calls then): the script as a function (FCALL) and
+// with EVALSHA; and one enter at a time ("alone": a call each).
 func BenchmarkEnter(b *testing.B) {
-	for _, how := range []string{"function", "evalsha"} {
-		b.Run(how, func(b *testing.B) {
+	for _, c := range []struct {
+		how      string
+		parallel int
+	}{{"function", 32}, {"evalsha", 32}, {"alone", 0}} {
+		b.Run(c.how, func(b *testing.B) {
 			f := newBenchLine(b, nil)
 			b.Cleanup(func() { _ = f.rdb.Close() })
-			if how == "evalsha" {
+			if c.how == "evalsha" {
 				redisstore.EvalshaOnly(f.store)
 			}
 			pausedRoom(b, f, "enter")
@@ -346,12 +349,24 @@ func BenchmarkEnter(b *testing.B) {
 			if _, err := f.fill(ctx, "enter", 1); err != nil { // loads the script
 				b.Fatal(err)
 			}
-			b.SetParallelism(32)
+			enter := func() error {
+				_, _, err := f.line.Enter(ctx, "enter", "v:"+strconv.FormatInt(f.next.Add(1), 10))
+				return err
+			}
 			defer reportRedisTime(b, f.rdb)()
 			b.ResetTimer()
+			if c.parallel == 0 {
+				for range b.N {
+					if err := enter(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return
+			}
+			b.SetParallelism(c.parallel)
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, _, err := f.line.Enter(ctx, "enter", "v:"+strconv.FormatInt(f.next.Add(1), 10)); err != nil {
+					if err := enter(); err != nil {
 						b.Error(err)
 						return
 					}
