@@ -79,7 +79,7 @@ func (s *Store) sendEnters(ctx context.Context, room, base string, batch []*ente
 	s.batches.calls.Add(1)
 	res, err := s.run(ctx, enterScript, []string{base}, args...).Slice()
 	if err == nil && len(res) != 5*len(batch) {
-		err = fmt.Errorf("redisstore: enter: %d values for %d enters", len(res), len(batch))
+		err = fmt.Errorf("%d values for %d enters", len(res), len(batch)) // Store.Enter names it
 	}
 	for i, r := range batch {
 		if err != nil {
