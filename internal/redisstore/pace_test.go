@@ -441,7 +441,20 @@ func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
 	}
 	stops[crashed]()
 	crashAt := time.Now()
+	// How late a timer fires meanwhile: a loaded machine delays the other
+	// servers' rounds by as much, and the handover with them.
+	lateness := make(chan time.Duration, 1)
+	go func() {
+		var worst time.Duration
+		for end := crashAt.Add(1200 * time.Millisecond); time.Now().Before(end); {
+			t0 := time.Now()
+			<-time.After(interval / 10)
+			worst = max(worst, time.Since(t0)-interval/10)
+		}
+		lateness <- worst
+	}()
 	<-time.After(1200 * time.Millisecond)
+	late := <-lateness
 	cancel()
 	wg.Wait()
 
@@ -476,11 +489,12 @@ func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
 	if handover.IsZero() {
 		t.Fatal("nobody took over after the crash")
 	}
-	// The lease's length, and one interval of slack for a machine under load.
-	if gap, most := handover.Sub(last), queue.LeaseTTL(interval)+interval; gap > most {
-		t.Errorf("handover took %v after the crashed server's last admission, want ≤ %v", gap, most)
+	// The lease's length, one interval of slack, and the machine's own
+	// delay: the timers' worst lateness meanwhile.
+	if gap, most := handover.Sub(last), queue.LeaseTTL(interval)+interval+late; gap > most {
+		t.Errorf("handover took %v after the crashed server's last admission, want ≤ %v (timers up to %v late)", gap, most, late)
 	} else {
-		t.Logf("handover: %v after the crashed server's last admission (lease %v)", gap, queue.LeaseTTL(interval))
+		t.Logf("handover: %v after the crashed server's last admission (lease %v, timers up to %v late)", gap, queue.LeaseTTL(interval), late)
 	}
 	expectWindows(t, admits, interval, int(s.BatchSize))
 	expectWindows(t, admits, time.Second, int(s.ConfiguredRate())+int(s.BatchSize))
