@@ -14,6 +14,17 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
+// positionsLine is a line on store with a fake clock.
+func positionsLine(t *testing.T, store queue.Store) (*queue.Line, *clockwork.FakeClock) {
+	t.Helper()
+	keys, err := token.Generate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
+	return queue.NewLine(store, keys, queue.LineOptions{Clock: clock}), clock
+}
+
 // awaitPosition polls p until score has position want, failing after a
 // generous bound (the follower is a goroutine reading a blocking log).
 func awaitPosition(t *testing.T, p *queue.Positions, room string, score float64, want, waiting int64) {
@@ -33,12 +44,7 @@ func awaitPosition(t *testing.T, p *queue.Positions, room string, score float64,
 // admissions and a room deleted under the follower, without reading tickets.
 func TestPositionsFollowTheLine(t *testing.T) {
 	store := memstore.New()
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock})
+	line, clock := positionsLine(t, store)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := queue.DefaultSettings()
@@ -106,12 +112,7 @@ func (c *countingLog) ReadLog(ctx context.Context, room string, after queue.LogP
 // another at once), so its reads do not grow with the enters per second.
 func TestPositionsReadTheLogOncePerPoll(t *testing.T) {
 	store := &countingLog{Store: memstore.New()}
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock})
+	line, clock := positionsLine(t, store)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := queue.DefaultSettings()
