@@ -82,6 +82,16 @@ func TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers(t *testing.T) {
 	defer slow.Close()
 	fast := e.dialWS("r", "fast", nil)
 	fast.next()
+	// rawOpen returns once the 101 is read, which the server writes before
+	// the hub takes the socket: a tick before then would not write to it,
+	// and the loop below would never fill its buffers.
+	deadline := time.Now().Add(wait)
+	for e.hub.Stats().Connections["ws"] != 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub never held both sockets: %+v", e.hub.Stats())
+		}
+		time.Sleep(time.Millisecond)
+	}
 
 	for n := 1; e.hub.Stats().SlowDisconnects == 0; n++ {
 		if n > 64 {
