@@ -138,3 +138,72 @@ func TestShuffleKeepsEveryoneOnce(t *testing.T) {
 		t.Fatalf("shuffle of nothing: %v", empty)
 	}
 }
+
+// TestClearingOrAdvancingTheOpeningDrawsThePreQueue: an operator who clears
+// opens_at (the dashboard's "empty means open now") or moves it earlier gets
+// the pre-queue drawn at the next tick, ahead of anyone who came after. A
+// cleared opening used to strand them: no opening, no draw.
+func TestClearingOrAdvancingTheOpeningDrawsThePreQueue(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		move func(s *queue.Settings, now time.Time)
+	}{
+		{"cleared", func(s *queue.Settings, _ time.Time) { s.OpensAt = nil }},
+		{"moved earlier", func(s *queue.Settings, now time.Time) { at := now.Add(-time.Second); s.OpensAt = &at }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+			clock := clockwork.NewFakeClockAt(t0)
+			line := queue.NewLine(memstore.New(), nil, queue.LineOptions{Clock: clock, Logger: slog.New(slog.DiscardHandler)})
+			ctx := context.Background()
+			s := queue.DefaultSettings()
+			opens := t0.Add(time.Hour)
+			s.OpensAt, s.Paused = &opens, true
+			if err := line.PutRoom(ctx, "r", s); err != nil {
+				t.Fatal(err)
+			}
+			var early []queue.Ticket
+			for i := range 3 {
+				tk, _, err := line.Enter(ctx, "r", fmt.Sprintf("v:%d", i))
+				if err != nil || tk.State != queue.StateScheduled {
+					t.Fatalf("enter before the opening: %+v %v", tk, err)
+				}
+				early = append(early, tk)
+			}
+			clock.Advance(time.Minute)
+			tc.move(&s, clock.Now())
+			if err := line.PutRoom(ctx, "r", s); err != nil {
+				t.Fatal(err)
+			}
+			stored, err := line.GetRoom(ctx, "r")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stored.Scheduled(clock.Now()) {
+				t.Fatalf("still scheduled after the change: opens_at %v", stored.OpensAt)
+			}
+			late, _, err := line.Enter(ctx, "r", "v:late")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := line.Tick(ctx, "r", &stored); err != nil {
+				t.Fatal(err)
+			}
+			seen := map[int64]bool{}
+			for _, tk := range early {
+				got, _, err := line.Status(ctx, "r", tk.ID, tk.Identity)
+				if err != nil || got.Position < 1 || got.Position > int64(len(early)) {
+					t.Fatalf("a pre-queue visitor after the change: %+v %v", got, err)
+				}
+				seen[got.Position] = true
+			}
+			if len(seen) != len(early) {
+				t.Fatalf("pre-queue places %v, want 1..%d once each", seen, len(early))
+			}
+			got, _, err := line.Status(ctx, "r", late.ID, late.Identity)
+			if err != nil || got.Position != int64(len(early))+1 {
+				t.Fatalf("the later arrival: %+v %v, want place %d behind the draw", got, err, len(early)+1)
+			}
+		})
+	}
+}

@@ -228,10 +228,42 @@ func (l *Line) sawEpoch(epoch string) {
 
 // PutRoom creates or replaces a room.
 func (l *Line) PutRoom(ctx context.Context, room string, s Settings) error {
+	if s.OpensAt == nil {
+		if err := l.keepUndrawnOpening(ctx, room, &s); err != nil {
+			return err
+		}
+	}
 	if err := l.store.PutRoom(ctx, room, s); err != nil {
 		return err
 	}
 	l.remember(room, s, l.clock.Now())
+	return nil
+}
+
+// keepUndrawnOpening turns a cleared opens_at into "opens now" while the
+// stored opening has not been drawn: the draw runs only for a room with an
+// opening, so clearing it would strand the pre-queue, who would never be
+// drawn while later arrivals were let in.
+func (l *Line) keepUndrawnOpening(ctx context.Context, room string, s *Settings) error {
+	old, err := l.store.GetRoom(ctx, room)
+	if errors.Is(err, ErrRoomNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if old.OpensAt == nil {
+		return nil
+	}
+	last, ok, err := l.store.LastDraw(ctx, room)
+	if err != nil {
+		return err
+	}
+	if ok && last.OpensAt.Equal(*old.OpensAt) {
+		return nil
+	}
+	now := l.clock.Now().UTC().Truncate(time.Millisecond)
+	s.OpensAt = &now
 	return nil
 }
 
