@@ -135,6 +135,9 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	if r := e.do(nil, "GET", "/readyz", ""); r.status != 200 || r.body["mode"] != "normal" {
 		t.Fatalf("readyz before the outage: %d %s", r.status, r.raw)
 	}
+	if r := e.do(nil, "GET", "/api/rooms/sale/mode", ""); r.status != 200 || r.body["mode"] != "normal" {
+		t.Fatalf("the room's mode before the outage: %d %s", r.status, r.raw)
+	}
 
 	e.redis.Kill()
 	took := e.waitState("bypassed", 2*time.Second)
@@ -150,6 +153,11 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	// server in service, and say which mode it is in.
 	if r := e.do(nil, "GET", "/readyz", ""); r.status != 200 || r.body["status"] != "ready" || r.body["mode"] != "degraded" {
 		t.Fatalf("readyz while degraded: %d %s", r.status, r.raw)
+	}
+	// The accept page asks under /api/rooms/, where every shipped proxy
+	// config routes (they leave /readyz to the balancer).
+	if r := e.do(nil, "GET", "/api/rooms/sale/mode", ""); r.status != 200 || r.body["mode"] != "degraded" {
+		t.Fatalf("the room's mode while degraded: %d %s", r.status, r.raw)
 	}
 	if r := e.do(nil, "GET", "/livez", ""); r.status != 200 {
 		t.Fatalf("livez while degraded: %d", r.status)

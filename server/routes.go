@@ -64,12 +64,13 @@ func (s *Server) routes(d routeDeps) []Route {
 		metrics = echo.WrapHandler(d.cfg.Metrics)
 	}
 	const get, post, del = http.MethodGet, http.MethodPost, http.MethodDelete
+	ready := handleReadyz(pingFunc(d.cfg.Ping), deg, d.cfg.Avail != nil && d.cfg.Intents != nil)
 
 	return []Route{
 		// Operations.
 		{get, "/livez", handleLivez, nil, "the process is up"},
 		{get, "/healthz", handleLivez, nil, "/livez's older name"},
-		{get, "/readyz", handleReadyz(pingFunc(d.cfg.Ping), deg, d.cfg.Avail != nil && d.cfg.Intents != nil), nil, "this server can serve visitors"},
+		{get, "/readyz", ready, nil, "this server can serve visitors"},
 		{get, "/metrics", metrics, nil, "Prometheus metrics (guarded by --metrics-token, --metrics-allow)"},
 		{get, "/api/openapi.yaml", handleOpenAPI, nil, "this API's OpenAPI 3.1 description"},
 		{get, NoCheckoutPath, NoCheckoutPage, nil, "where a room's default target_url leads until its operator sets one"},
@@ -86,6 +87,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		// Visitors in degraded mode (with an outbox).
 		{post, "/api/rooms/:room/intents", createIntent, nil, "leave an intent while Redis is down"},
 		{get, "/api/intents/:id", getIntent, nil, "an intent's state"},
+		{get, "/api/rooms/:room/mode", ready, nil, "/readyz's answer where proxies route the API: the accept page's way back to the line"},
 		{get, "/rooms/:room/accept", acceptPage, nil, "the degraded mode's accept page"},
 		{post, "/rooms/:room/accept", acceptForm, nil, "the accept page's form"},
 

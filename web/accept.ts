@@ -39,7 +39,7 @@ async function getJSON(url: string): Promise<{ status: number; body: unknown }> 
 
 /**
  * followAccept runs the accept page: root is its <main data-accept>. Degraded
- * mode ends when /readyz says "normal"; the intent's status comes from
+ * mode ends when the room's mode (/readyz's answer) says "normal"; the intent's status comes from
  * GET /api/intents/{id}. Both are read on one timer with backoff.
  */
 export function followAccept(root: HTMLElement, strings: Strings): void {
@@ -66,7 +66,9 @@ export function followAccept(root: HTMLElement, strings: Strings): void {
 
   const look = async (): Promise<boolean> => {
     let changed = false;
-    const ready = await getJSON("/readyz");
+    // Under /api/rooms/, which every shipped proxy routes to waitroom
+    // (/readyz is the balancer's, and nginx leaves it out).
+    const ready = await getJSON(`/api/rooms/${encodeURIComponent(d.room || "")}/mode`);
     const mode = (ready.body as { mode?: unknown } | null)?.mode;
     if (ready.status === 200 && mode === "normal" && !moving) {
       moving = true;
