@@ -17,6 +17,7 @@ const (
 	RuleMaxItems       Rule = "max_items"        // n
 	RuleOneOf          Rule = "one_of"           // choices
 	RuleBeforeEndsAt   Rule = "before_ends_at"
+	RuleDateTime       Rule = "datetime" // RFC 3339
 	RuleColour         Rule = "colour"
 	RuleRequired       Rule = "required"
 	RuleURLChars       Rule = "url_chars"
@@ -60,7 +61,7 @@ const (
 // Rules lists every Rule, for catalogues to cover.
 var Rules = []Rule{
 	RuleBetween, RuleBetweenNoLimit, RuleBetweenNoCap, RuleMaxChars, RuleMinChars, RuleMaxItems, RuleOneOf,
-	RuleBeforeEndsAt, RuleColour, RuleRequired, RuleURLChars, RuleURL, RuleURLScheme, RuleURLHost,
+	RuleBeforeEndsAt, RuleDateTime, RuleColour, RuleRequired, RuleURLChars, RuleURL, RuleURLScheme, RuleURLHost,
 	RuleURLUserInfo, RuleURLAbsolute, RuleURLOrPath, RuleOrigin, RuleOriginBare, RuleOriginAsSent,
 	RuleAdaptiveNeeded, RulePrometheusURL, RuleNeededBySignal, RulePositiveSignal, RulePositive,
 	RuleBelowOpenAt, RuleAbandonAfter, RuleTiersEmpty, RuleTierOpenLast, RuleTierAscending, RuleTierLastOpen,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"time"
 )
 
 // jsonFieldError turns a decoding error into a FieldError naming the field.
@@ -52,4 +53,29 @@ func jsonKind(k string) (string, Rule) {
 		return "an object", RuleObject
 	}
 	return "of another type", RuleType
+}
+
+// badDateTime names the date-time setting that err (a decode of data) could
+// not parse: time's own error names neither the field nor the format a
+// person should write.
+func badDateTime(data []byte, err error) *FieldError {
+	var parseErr *time.ParseError
+	if !errors.As(err, &parseErr) {
+		return nil
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(data, &fields) != nil {
+		return nil
+	}
+	for _, f := range SettingFields {
+		raw, ok := fields[f.Name]
+		if f.Kind != KindDateTime || !ok {
+			continue
+		}
+		var t *time.Time
+		if json.Unmarshal(raw, &t) != nil {
+			return fieldErr(f.Name, RuleDateTime, "use RFC 3339, e.g. 2026-12-01T10:00:00+09:00")
+		}
+	}
+	return nil
 }

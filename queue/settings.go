@@ -736,6 +736,9 @@ func DecodeStrict(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if f := badDateTime(data, err); f != nil {
+			return f
+		}
 		return jsonFieldError(err)
 	}
 	if dec.More() {

@@ -113,6 +113,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, "/admin/api/rooms", handleListRooms(line), admin, "admin API: list rooms"},
 		{get, "/admin/api/rooms/:room", handleGetRoom(line), admin, "admin API: a room's settings"},
 		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line, d.cfg.Logger), admin, "admin API: create or replace a room"},
+		{http.MethodPatch, "/admin/api/rooms/:room", handlePatchRoom(line, d.cfg.Logger), admin, "admin API: change only the named settings (JSON merge patch)"},
 		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
 		{post, "/admin/api/rooms/:room/sold-out", handleSoldOut(line, d.cfg.Logger), admin, "admin API: end the sale (sold out) or undo it"},
