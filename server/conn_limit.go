@@ -38,6 +38,11 @@ const (
 // next request when nothing presses.
 const DefaultIdleTimeout = 15 * time.Second
 
+// DefaultSilentGrace: a browser sends its request within milliseconds of
+// connecting (TLS handshake included); a connection silent for a second is
+// a slow or idle client, and at a cap it goes before anyone is refused.
+const DefaultSilentGrace = time.Second
+
 // DefaultConnsPerClient is the per-address connection cap's default: a
 // large NAT's hundreds of browsers, a few connections each, and more once
 // the idle ones go first.
@@ -67,12 +72,17 @@ type ConnLimits struct {
 	// IdleTimeout is how long a kept-alive connection may wait for its next
 	// request (PressureIdle under pressure); it is http.Server's IdleTimeout.
 	IdleTimeout time.Duration
+	// SilentGrace is how long a new connection may stay silent (no request
+	// yet) before, at a cap, it makes room like an idle one
+	// (DefaultSilentGrace when 0).
+	SilentGrace time.Duration
 	Logger      *slog.Logger
 }
 
 // ConnListener enforces ConnLimits on the connections its listener
 // accepts. At a cap the new connection takes the place of the oldest idle
-// kept-alive one (of its own address at the per-address cap, of anyone at
+// kept-alive one, or failing that of the oldest that has sent nothing for
+// SilentGrace (of its own address at the per-address cap, of anyone's at
 // the overall cap); when there is none it is answered 503 with Retry-After
 // and the JSON error, then closed, and the refusals are logged every 10 s.
 // Unlike netutil.LimitListener it never stops accepting, so refused clients
@@ -88,6 +98,8 @@ type ConnListener struct {
 	open       int
 	clients    map[string]*clientConns
 	idle       list.List // of *limitedConn, oldest first
+	fresh      list.List // of *limitedConn not yet past StateNew, oldest first
+	hooked     bool      // ConnState is called: fresh really lists the silent
 	swept      time.Time
 	refusedN   [2]int64 // since the last log line: over Max, over PerClient
 	logged     time.Time
@@ -96,8 +108,9 @@ type ConnListener struct {
 }
 
 type clientConns struct {
-	open int
-	idle list.List // of *limitedConn, oldest first
+	open  int
+	idle  list.List // of *limitedConn, oldest first
+	fresh list.List
 }
 
 // NewConnListener wraps l. With lim.Max and lim.PerClient both 0 it still
@@ -108,6 +121,9 @@ func NewConnListener(l net.Listener, lim ConnLimits) *ConnListener {
 	}
 	if lim.IdleTimeout <= 0 {
 		lim.IdleTimeout = DefaultIdleTimeout
+	}
+	if lim.SilentGrace <= 0 {
+		lim.SilentGrace = DefaultSilentGrace
 	}
 	return &ConnListener{Listener: l, lim: lim, log: lim.Logger, sem: make(chan struct{}, refuseParallel),
 		clients: map[string]*clientConns{}}
@@ -136,14 +152,17 @@ func (l *ConnListener) Refused() int64 { return l.refusedAll.Load() }
 // however often it is closed.
 type limitedConn struct {
 	net.Conn
-	l      *ConnListener
-	client string // "" for a trusted proxy: not capped per address
-	cc     *clientConns
+	l        *ConnListener
+	client   string // "" for a trusted proxy: not capped per address
+	cc       *clientConns
+	accepted time.Time
 
 	// Guarded by l.mu.
 	released bool
 	idleAt   *list.Element // in l.idle while idle
 	cidleAt  *list.Element // in cc.idle while idle
+	freshAt  *list.Element // in l.fresh until its first request
+	cfreshAt *list.Element // in cc.fresh
 
 	// armed: the server's next read deadline is its idle wait, which
 	// pressure shortens.
@@ -175,11 +194,10 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 		}
 	}
 	var victim *limitedConn
+	now := time.Now()
 	switch {
 	case cc != nil && l.lim.PerClient > 0 && cc.open >= l.lim.PerClient:
-		if e := cc.idle.Front(); e != nil {
-			victim = e.Value.(*limitedConn)
-		} else {
+		if victim = l.makeRoom(&cc.idle, &cc.fresh, now); victim == nil {
 			l.refusedN[1]++
 			l.dropIfEmpty(client, cc)
 			l.mu.Unlock()
@@ -187,9 +205,7 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 			return nil
 		}
 	case l.lim.Max > 0 && l.open >= l.lim.Max:
-		if e := l.idle.Front(); e != nil {
-			victim = e.Value.(*limitedConn)
-		} else {
+		if victim = l.makeRoom(&l.idle, &l.fresh, now); victim == nil {
 			l.refusedN[0]++
 			l.dropIfEmpty(client, cc)
 			l.mu.Unlock()
@@ -205,7 +221,11 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 	if cc != nil {
 		cc.open++
 	}
-	lc := &limitedConn{Conn: c, l: l, client: client, cc: cc}
+	lc := &limitedConn{Conn: c, l: l, client: client, cc: cc, accepted: now}
+	lc.freshAt = l.fresh.PushBack(lc)
+	if cc != nil {
+		lc.cfreshAt = cc.fresh.PushBack(lc)
+	}
 	if l.pressedLocked() && time.Since(l.swept) >= pressureSweepGap {
 		// Under pressure those already idle wait no longer than newcomers.
 		// Under the lock: a connection still listed has not yet been seen
@@ -221,6 +241,20 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 		_ = victim.Conn.Close()
 	}
 	return lc
+}
+
+// makeRoom picks the connection to close for a newcomer: the oldest idle
+// one, else the oldest silent past SilentGrace, else none.
+func (l *ConnListener) makeRoom(idle, fresh *list.List, now time.Time) *limitedConn {
+	if e := idle.Front(); e != nil {
+		return e.Value.(*limitedConn)
+	}
+	if e := fresh.Front(); e != nil && l.hooked {
+		if c := e.Value.(*limitedConn); now.Sub(c.accepted) >= l.lim.SilentGrace {
+			return c
+		}
+	}
+	return nil
 }
 
 // clientOf is c's per-address key: its peer address (IPv6 by /64), or ""
@@ -255,6 +289,7 @@ func (l *ConnListener) releaseLocked(c *limitedConn) {
 	}
 	c.released = true
 	l.unidleLocked(c)
+	l.unfreshLocked(c)
 	l.open--
 	if c.cc != nil {
 		c.cc.open--
@@ -270,6 +305,17 @@ func (l *ConnListener) unidleLocked(c *limitedConn) {
 	if c.cidleAt != nil {
 		c.cc.idle.Remove(c.cidleAt)
 		c.cidleAt = nil
+	}
+}
+
+func (l *ConnListener) unfreshLocked(c *limitedConn) {
+	if c.freshAt != nil {
+		l.fresh.Remove(c.freshAt)
+		c.freshAt = nil
+	}
+	if c.cfreshAt != nil {
+		c.cc.fresh.Remove(c.cfreshAt)
+		c.cfreshAt = nil
 	}
 }
 
@@ -317,10 +363,15 @@ func (l *ConnListener) ConnState(nc net.Conn, st http.ConnState) {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.hooked = true
 	if c.released {
 		return
 	}
+	if st != http.StateNew {
+		l.unfreshLocked(c)
+	}
 	switch st {
+	case http.StateNew:
 	case http.StateIdle:
 		if c.idleAt == nil {
 			c.idleAt = l.idle.PushBack(c)

@@ -108,7 +108,7 @@ func closedWithin(r *rawHTTP, d time.Duration) bool {
 }
 
 func TestConnCapPerAddress(t *testing.T) {
-	cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 3, IdleTimeout: time.Minute})
+	cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 3, IdleTimeout: time.Minute, SilentGrace: time.Minute})
 	// The attacker's address holds its 3 with connections that send nothing.
 	for i := range 3 {
 		cs.silent(t, "127.0.0.5", i+1)
@@ -179,8 +179,17 @@ func TestConnCapIdleConnectionsMakeRoom(t *testing.T) {
 			t.Fatal("the oldest idle connection was not closed for the newcomer")
 		}
 	})
-	t.Run("overall, none idle: refused", func(t *testing.T) {
-		cs := startConnServer(t, server.ConnLimits{Max: 2, PerClient: 10, IdleTimeout: time.Minute})
+	t.Run("silent past the grace: the oldest", func(t *testing.T) {
+		cs := startConnServer(t, server.ConnLimits{Max: 2, PerClient: 10, IdleTimeout: time.Minute, SilentGrace: time.Nanosecond})
+		oldest := cs.silent(t, "127.0.0.5", 1)
+		cs.silent(t, "127.0.0.6", 2)
+		cs.keptAlive(t, "127.0.0.2")
+		if !closedWithin(oldest, 5*time.Second) {
+			t.Fatal("the oldest silent connection was not closed for the newcomer")
+		}
+	})
+	t.Run("overall, none idle or silent long: refused", func(t *testing.T) {
+		cs := startConnServer(t, server.ConnLimits{Max: 2, PerClient: 10, IdleTimeout: time.Minute, SilentGrace: time.Minute})
 		cs.silent(t, "127.0.0.5", 1)
 		cs.silent(t, "127.0.0.6", 2)
 		r := cs.dialFrom(t, "127.0.0.2")
@@ -192,7 +201,7 @@ func TestConnCapIdleConnectionsMakeRoom(t *testing.T) {
 }
 
 func TestConnCapSparesTrustedProxies(t *testing.T) {
-	cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 1, IdleTimeout: time.Minute,
+	cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 1, IdleTimeout: time.Minute, SilentGrace: time.Minute,
 		Trusted: []netip.Prefix{netip.MustParsePrefix("127.0.0.9/32")}})
 	// The proxy carries many clients: its connections are not one client's.
 	for i := range 3 {
