@@ -20,9 +20,10 @@ import (
 // (it may be a browser that then falls back or retries), but refusals are
 // themselves bounded so that a flood cannot make them the new cost.
 const (
-	refuseReadTimeout  = time.Second            // to read the request before answering it
+	refuseReadTimeout  = 500 * time.Millisecond // to read the request before answering it
 	refuseWriteTimeout = 500 * time.Millisecond // to write the answer and see the client go
-	refuseParallel     = 64                     // refusals answered at once; beyond, the connection is just closed
+	refuseParallel     = 128                    // refusals answered at once; beyond, see refuse
+	refusePerClient    = 8                      // of which one client address may take
 	refuseLogEvery     = 10 * time.Second
 )
 
@@ -97,9 +98,10 @@ type ConnListener struct {
 	mu         sync.Mutex
 	open       int
 	clients    map[string]*clientConns
-	idle       list.List // of *limitedConn, oldest first
-	fresh      list.List // of *limitedConn not yet past StateNew, oldest first
-	hooked     bool      // ConnState is called: fresh really lists the silent
+	idle       list.List      // of *limitedConn, oldest first
+	fresh      list.List      // of *limitedConn not yet past StateNew, oldest first
+	hooked     bool           // ConnState is called: fresh really lists the silent
+	refusing   map[string]int // refusals being answered, per client address
 	swept      time.Time
 	refusedN   [2]int64 // since the last log line: over Max, over PerClient
 	logged     time.Time
@@ -126,7 +128,7 @@ func NewConnListener(l net.Listener, lim ConnLimits) *ConnListener {
 		lim.SilentGrace = DefaultSilentGrace
 	}
 	return &ConnListener{Listener: l, lim: lim, log: lim.Logger, sem: make(chan struct{}, refuseParallel),
-		clients: map[string]*clientConns{}}
+		clients: map[string]*clientConns{}, refusing: map[string]int{}}
 }
 
 // LimitListener caps the connections open at once at max (max <= 0: no
@@ -201,7 +203,7 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 			l.refusedN[1]++
 			l.dropIfEmpty(client, cc)
 			l.mu.Unlock()
-			l.refuse(c, refusedClient)
+			l.refuse(c, client, refusedClient)
 			return nil
 		}
 	case l.lim.Max > 0 && l.open >= l.lim.Max:
@@ -209,7 +211,7 @@ func (l *ConnListener) admit(c net.Conn) *limitedConn {
 			l.refusedN[0]++
 			l.dropIfEmpty(client, cc)
 			l.mu.Unlock()
-			l.refuse(c, refusedServer)
+			l.refuse(c, client, refusedServer)
 			return nil
 		}
 	}
@@ -386,8 +388,13 @@ func (l *ConnListener) ConnState(nc net.Conn, st http.ConnState) {
 	}
 }
 
-// refuse answers c without holding up Accept.
-func (l *ConnListener) refuse(c net.Conn, answer []byte) {
+// refuse answers c without holding up Accept. The answer waits for the
+// request (a client still writing it may miss an answer that came before
+// it was done) in one of refuseParallel slots, refusePerClient of them per
+// address, so that one address's slow refusals cannot take them all. With
+// no slot, it is answered at once if its request is already here, else
+// just closed.
+func (l *ConnListener) refuse(c net.Conn, client string, answer []byte) {
 	l.refusedAll.Add(1)
 	l.mu.Lock()
 	if now := time.Now(); now.Sub(l.logged) >= refuseLogEvery {
@@ -395,18 +402,35 @@ func (l *ConnListener) refuse(c net.Conn, answer []byte) {
 			"max_conns", l.lim.Max, "max_conns_per_ip", l.lim.PerClient, "open", l.open, "idle_closed_for_room", l.evictedN)
 		l.logged, l.refusedN, l.evictedN = now, [2]int64{}, 0
 	}
+	slot := client == "" || l.refusing[client] < refusePerClient
+	if slot {
+		select {
+		case l.sem <- struct{}{}:
+			l.refusing[client]++
+		default:
+			slot = false
+		}
+	}
 	l.mu.Unlock()
-	select {
-	case l.sem <- struct{}{}:
-	default:
-		_ = c.Close()
+	if !slot {
+		defer c.Close()
+		_ = c.SetReadDeadline(time.Now()) // only what is already here
+		if n, _ := c.Read(make([]byte, 16<<10)); n > 0 {
+			_ = c.SetWriteDeadline(time.Now().Add(refuseWriteTimeout))
+			_, _ = c.Write(answer)
+		}
 		return
 	}
 	go func() {
-		defer func() { <-l.sem }()
+		defer func() {
+			l.mu.Lock()
+			if l.refusing[client]--; l.refusing[client] <= 0 {
+				delete(l.refusing, client)
+			}
+			l.mu.Unlock()
+			<-l.sem
+		}()
 		defer c.Close()
-		// Read the request first: a client still writing it may miss an
-		// answer that came before it was done.
 		_ = c.SetDeadline(time.Now().Add(refuseReadTimeout))
 		if _, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, 16<<10))); err != nil {
 			return

@@ -47,18 +47,19 @@ func TestRaiseFileLimit(t *testing.T) {
 	}
 }
 
-// holder keeps connections open from one loopback address, sending
-// nothing on them, and opens a new one whenever the server closes one, for
-// as long as ctx lasts.
+// holder keeps n connections open from one loopback address, and opens a
+// new one whenever the server closes one, for as long as ctx lasts. On each
+// it sends first (nothing: a silent connection; or a request whose body
+// never comes: a busy one).
 type holder struct {
-	from   string
-	target string
-	open   atomic.Int64
-	wg     sync.WaitGroup
+	open atomic.Int64
+	wg   sync.WaitGroup
 }
 
-func hold(ctx context.Context, from, target string, n int) *holder {
-	h := &holder{from: from, target: target}
+const slowBody = "POST /api/rooms/sale/enter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+
+func hold(ctx context.Context, from, target string, n int, first string, redial time.Duration) *holder {
+	h := &holder{}
 	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}, Timeout: 5 * time.Second}
 	for range n {
 		h.wg.Add(1)
@@ -68,15 +69,16 @@ func hold(ctx context.Context, from, target string, n int) *holder {
 				c, err := d.DialContext(ctx, "tcp", target)
 				if err == nil {
 					h.open.Add(1)
+					_, _ = io.WriteString(c, first)
 					stop := context.AfterFunc(ctx, func() { _ = c.Close() })
 					_, _ = io.Copy(io.Discard, c) // until the server closes it
 					stop()
 					_ = c.Close()
 					h.open.Add(-1)
 				}
-				select { // bounds the re-dial rate: 20 a second per slot
+				select { // bounds the re-dial rate
 				case <-ctx.Done():
-				case <-time.After(50 * time.Millisecond):
+				case <-time.After(redial):
 				}
 			}
 		}()
@@ -95,7 +97,8 @@ func clientFrom(from string) *http.Client {
 
 var leasesLine = regexp.MustCompile(`(?m)^waitroom_admitter_leases (\d+)$`)
 
-// leases reads the admitter lease gauge from /metrics.
+// leases reads the admitter lease gauge from /metrics; -1 when the
+// scrape's connection was refused at the cap (503).
 func leases(t *testing.T, base string) int {
 	t.Helper()
 	res, err := clientFrom("127.0.0.1").Get(base + "/metrics")
@@ -103,6 +106,9 @@ func leases(t *testing.T, base string) int {
 		t.Fatalf("metrics: %v", err)
 	}
 	defer res.Body.Close()
+	if res.StatusCode == 503 && res.Header.Get("Retry-After") != "" {
+		return -1
+	}
 	b, _ := io.ReadAll(res.Body)
 	m := leasesLine.FindSubmatch(b)
 	if m == nil {
@@ -114,11 +120,12 @@ func leases(t *testing.T, base string) int {
 
 // TestOneAddressCannotStarveTheServer runs the built binary on a real
 // redis-server with a file limit of 1,024: --max-conns auto is then 512,
-// and --max-conns-per-ip is 100. One address holds its 100 connections and
-// is refused more with 503 and Retry-After, while another address is
-// served; then 15 addresses try to hold 1,500 connections, more than the
-// file limit: the server never runs out of descriptors and keeps its
-// room's admitter lease throughout.
+// and --max-conns-per-ip is 100. One address holds its 100 connections
+// busy (requests whose body never comes) and is refused more with 503 and
+// Retry-After, while another address is served; then 12 addresses try to
+// hold 1,200 silent connections, more than the file limit: the server never
+// runs out of descriptors, keeps its room's admitter lease throughout, and
+// serves an honest visitor, the oldest silent connections making room.
 func TestOneAddressCannotStarveTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -179,7 +186,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 	t.Run("one address holds its cap, another is served", func(t *testing.T) {
 		actx, stop := context.WithCancel(ctx)
 		defer stop()
-		h := hold(actx, "127.0.0.5", p.addr, 100)
+		h := hold(actx, "127.0.0.5", p.addr, 100, slowBody, 50*time.Millisecond)
 		eventually(t, 10*time.Second, "the attacker holding 100", func() bool { return h.open.Load() == 100 })
 		// Its 101st is answered 503 with Retry-After and the JSON error.
 		res, err := clientFrom("127.0.0.5").Get(base + "/readyz")
@@ -207,15 +214,15 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 		actx, stop := context.WithCancel(ctx)
 		defer stop()
 		var hs []*holder
-		for i := range 15 {
-			hs = append(hs, hold(actx, fmt.Sprintf("127.0.0.%d", 10+i), p.addr, 100))
+		for i := range 12 {
+			hs = append(hs, hold(actx, fmt.Sprintf("127.0.0.%d", 10+i), p.addr, 100, "", 500*time.Millisecond))
 		}
 		// Held for 8 s: past the 5 s header timeout, so every address
 		// re-opens what the server closed. The server answers every honest
 		// request, 200 or 503 with Retry-After, within a second, and keeps
 		// its lease.
 		deadline := time.Now().Add(8 * time.Second)
-		var ok, refused int
+		var ok, refused, scraped int
 		for time.Now().Before(deadline) {
 			start := time.Now()
 			res, err := honest.Get(base + "/readyz")
@@ -233,7 +240,11 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 			default:
 				t.Fatalf("honest request: %d", res.StatusCode)
 			}
-			if n := leases(t, base); n != 1 {
+			switch n := leases(t, base); n {
+			case -1:
+			case 1:
+				scraped++
+			default:
 				t.Fatalf("the server lost its room's lease under a flood of connections (%d leases)", n)
 			}
 			time.Sleep(100 * time.Millisecond) // a visitor's pace, not synchronisation
@@ -242,10 +253,16 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 		for _, h := range hs {
 			held += h.open.Load()
 		}
-		t.Logf("15 addresses holding %d connections (refused ones close within a second); honest: %d served, %d refused with Retry-After", held, ok, refused)
+		t.Logf("12 addresses holding %d connections (refused ones close within a second); honest: %d served, %d refused with Retry-After; lease held at %d scrapes", held, ok, refused, scraped)
+		if ok == 0 || scraped == 0 {
+			t.Fatal("no honest request and no scrape served in 8 s of the flood: the oldest silent connections did not make room")
+		}
 		stop()
 		for _, h := range hs {
 			h.wg.Wait()
+		}
+		if n := leases(t, base); n != 1 {
+			t.Fatalf("after the flood: %d leases", n)
 		}
 		// Once they let go, everyone is served again.
 		eventually(t, 10*time.Second, "honest requests served after the flood", func() bool {
