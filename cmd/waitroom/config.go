@@ -83,7 +83,7 @@ type config struct {
 	// connCap); MaxConnsPerIP per client address; IdleTimeout is the
 	// keep-alive wait, shortened under pressure (server.ConnListener).
 	MaxConns      autoInt
-	MaxConnsPerIP int
+	MaxConnsPerIP autoInt
 	IdleTimeout   time.Duration
 
 	// DegradeAfter is how long Redis calls must keep failing (timeouts), with
@@ -222,7 +222,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
 	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
 	fs.Var(&c.MaxConns, "max-conns", "open connections of the whole server; at the cap a new one takes an idle kept-alive one's place, or is answered 503 and closed; auto: the open-file limit (raised to its hard limit at start) less a tenth, at least 512, kept for Redis, Kafka and the server's files, at most 100000; a number over that is refused at start (0: no cap)")
-	fs.IntVar(&c.MaxConnsPerIP, "max-conns-per-ip", server.DefaultConnsPerClient, "open connections per client address (IPv6 per /64; the peer's: a --trusted-proxies peer is not capped); at the cap a new one takes the place of the address's oldest idle one, or is answered 503 (0: no cap)")
+	fs.Var(&c.MaxConnsPerIP, "max-conns-per-ip", "open connections per client address (IPv6 per /64; the peer's: a --trusted-proxies peer is not capped); at the cap a new one takes the place of the address's oldest idle or silent one, or is answered 503; auto: 1000, or a quarter of --max-conns if less (0: no cap)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a kept-alive connection may wait for its next request; 1s once the server holds half of --max-conns or its address half of --max-conns-per-ip")
 	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
 	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
@@ -367,7 +367,7 @@ func (c *config) validate() error {
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"--push-per-ticket", c.PushPerTicket}, {"--push-per-ip", c.PushPerIP}, {"--max-conns", c.MaxConns.v}, {"--max-conns-per-ip", c.MaxConnsPerIP}} {
+	}{{"--push-per-ticket", c.PushPerTicket}, {"--push-per-ip", c.PushPerIP}, {"--max-conns", c.MaxConns.v}, {"--max-conns-per-ip", c.MaxConnsPerIP.v}} {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want 0 (no cap) or more", n.name, n.v))
 		}

@@ -27,7 +27,7 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.BodyTimeout != 10*time.Second || c.PushPerTicket != 4 || c.PushPerIP != 100 || c.MaxConns.set ||
-		c.MaxConnsPerIP != 1000 || c.IdleTimeout != 15*time.Second {
+		c.MaxConnsPerIP.set || c.IdleTimeout != 15*time.Second {
 		t.Fatalf("limit defaults: %+v", c)
 	}
 	if c.DegradeAfter != time.Second {
@@ -38,11 +38,11 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	}
 	if c, err := parseConfig(nil, env("WAITROOM_PUSH_PER_IP", "0", "WAITROOM_MAX_CONNS", "500", "WAITROOM_MAX_CONNS_PER_IP", "40",
 		"WAITROOM_IDLE_TIMEOUT", "3s"), io.Discard); err != nil || c.PushPerIP != 0 || c.MaxConns != (autoInt{true, 500}) ||
-		c.MaxConnsPerIP != 40 || c.IdleTimeout != 3*time.Second {
+		c.MaxConnsPerIP != (autoInt{true, 40}) || c.IdleTimeout != 3*time.Second {
 		t.Fatalf("limits from the environment: %+v %v", c, err)
 	}
 	if c, err := parseConfig([]string{"--max-conns", "auto", "--max-conns-per-ip", "0"}, env("WAITROOM_MAX_CONNS", "500"), io.Discard); err != nil ||
-		c.MaxConns.set || c.MaxConnsPerIP != 0 {
+		c.MaxConns.set || c.MaxConnsPerIP != (autoInt{true, 0}) {
 		t.Fatalf("--max-conns auto over its environment twin: %+v %v", c, err)
 	}
 	c, err = parseConfig([]string{"--addr", "127.0.0.1:9000"},
@@ -274,6 +274,25 @@ func TestConnCapFollowsTheFileLimit(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("connCap(%v, %d) = %d, %v; want %d", tc.flag, tc.limit, got, err, tc.want)
+		}
+	}
+}
+
+func TestPerClientCapDefault(t *testing.T) {
+	for _, tc := range []struct {
+		flag     autoInt
+		maxConns int
+		want     int
+	}{
+		{autoInt{}, 18000, 1000},
+		{autoInt{}, 300, 75}, // one address never holds the whole server
+		{autoInt{}, 2, 1},
+		{autoInt{}, 0, 1000},
+		{autoInt{true, 0}, 300, 0},
+		{autoInt{true, 500}, 300, 500}, // as the operator said
+	} {
+		if got := perClientCap(tc.flag, tc.maxConns); got != tc.want {
+			t.Errorf("perClientCap(%v, %d) = %d, want %d", tc.flag, tc.maxConns, got, tc.want)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"log/slog"
+
+	"github.com/waitroom/waitroom/server"
 )
 
 // The descriptors kept back from --max-conns for everything but visitors'
@@ -41,21 +43,35 @@ func connCap(flag autoInt, limit uint64) (int, error) {
 	return flag.v, nil
 }
 
+// perClientCap is --max-conns-per-ip: as given, or auto: DefaultConnsPerClient,
+// or a quarter of the overall cap when that is less, so that one address
+// never holds the whole server.
+func perClientCap(flag autoInt, maxConns int) int {
+	if flag.set {
+		return flag.v
+	}
+	if maxConns > 0 {
+		return min(server.DefaultConnsPerClient, max(1, maxConns/4))
+	}
+	return server.DefaultConnsPerClient
+}
+
 // raiseAndCap raises the open-file limit to its hard limit, logs it, and
-// returns the overall connection cap.
-func raiseAndCap(cfg config, log *slog.Logger) (int, error) {
+// returns the overall and per-address connection caps.
+func raiseAndCap(cfg config, log *slog.Logger) (maxConns, perClient int, _ error) {
 	before, limit, err := raiseFileLimit()
 	if err != nil {
 		log.Warn("open-file limit: could not raise it to the hard limit", "err", err, "limit", limit)
 	}
-	maxConns, err := connCap(cfg.MaxConns, limit)
+	maxConns, err = connCap(cfg.MaxConns, limit)
 	if err != nil {
-		return 0, fmt.Errorf("config: %w", err)
+		return 0, 0, fmt.Errorf("config: %w", err)
 	}
+	perClient = perClientCap(cfg.MaxConnsPerIP, maxConns)
 	log.Info("open-file limit", "was", before, "now", limit, "reserved", fdReserve(limit), "max_conns", maxConns,
-		"max_conns_per_ip", cfg.MaxConnsPerIP, "idle_timeout", cfg.IdleTimeout.String())
+		"max_conns_per_ip", perClient, "idle_timeout", cfg.IdleTimeout.String())
 	if maxConns == 0 {
 		log.Warn("--max-conns 0: no overall connection cap; clients together can take every file descriptor, Redis's and Kafka's included")
 	}
-	return maxConns, nil
+	return maxConns, perClient, nil
 }

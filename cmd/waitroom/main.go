@@ -190,7 +190,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	})
 	srv.MountDashboard(dash.Handlers())
 
-	maxConns, err := raiseAndCap(cfg, log)
+	maxConns, perClient, err := raiseAndCap(cfg, log)
 	if err != nil {
 		return err
 	}
@@ -198,7 +198,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	conns := server.NewConnListener(ln, server.ConnLimits{Max: maxConns, PerClient: cfg.MaxConnsPerIP,
+	conns := server.NewConnListener(ln, server.ConnLimits{Max: maxConns, PerClient: perClient,
 		Trusted: cfg.TrustedProxies, IdleTimeout: cfg.IdleTimeout, Logger: log})
 	ln = conns
 	var dm *demo
