@@ -223,8 +223,7 @@ func (a *attacker) hold(ctx context.Context, d *net.Dialer) {
 	}
 	defer a.untrack(c)
 	atomic.AddInt64(&a.rep.Attacker.Opened, 1)
-	if n := a.held.Load(); n > a.heldMax.Load() {
-		a.heldMax.Store(n) // racy maximum: good enough for a report
+	for n, m := a.held.Load(), a.heldMax.Load(); n > m && !a.heldMax.CompareAndSwap(m, n); m = a.heldMax.Load() {
 	}
 	br := bufio.NewReader(c)
 	if a.cfg.Mode == "idle" {
