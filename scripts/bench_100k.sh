@@ -125,7 +125,7 @@ start_servers() {
 		mkdir -p "$work/$part$i"
 		nice -n "$NICE" "$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
 			--signing-key "$work/signing-key.pem" --kafka-brokers embedded --addr "127.0.0.1:$port" \
-			--data-dir "$work/$part$i" --log-level warn --push-per-ip 0 --max-conns 0 --degrade-after "$DEGRADE_AFTER" \
+			--data-dir "$work/$part$i" --log-level warn --push-per-ip 0 --max-conns 0 --max-conns-per-ip 0 --degrade-after "$DEGRADE_AFTER" \
 			>"$work/waitroom$i.log" 2>&1 &
 		waitroom_pid="$waitroom_pid $!"
 		pids="$pids${pids:+,}$!"

@@ -67,7 +67,7 @@ start_redis
 checkout_port=$(free_port)
 # Info level: the access log is how requests are counted at the server.
 # Push limits off: every simulated visitor comes from 127.0.0.1.
-start_waitroom --log-level info --push-per-ip 0 --max-conns 0 \
+start_waitroom --log-level info --push-per-ip 0 --max-conns 0 --max-conns-per-ip 0 \
 	--upstream "http://127.0.0.1:$checkout_port" --protect '/checkout/*' --gate-room seeds
 
 describe_machine

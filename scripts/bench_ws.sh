@@ -70,7 +70,7 @@ go build -o "$work/wsload" ./cmd/wsload
 
 start_redis
 
-start_waitroom --push-per-ip 0 --max-conns 0
+start_waitroom --push-per-ip 0 --max-conns 0 --max-conns-per-ip 0
 
 describe_machine
 

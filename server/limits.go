@@ -3,7 +3,7 @@ package server
 import "time"
 
 // Limits bound what one client can hold open; zero values are no limit.
-// The server's overall connection cap is LimitListener's.
+// The server's connection caps, overall and per address, are ConnListener's.
 type Limits struct {
 	// BodyTimeout is how long a request but a push stream may take to send
 	// its body, from when its headers were read (bodyDeadline).

@@ -198,6 +198,6 @@ func (s *Server) HTTPServer(addr string) *http.Server {
 		Addr:              addr,
 		Handler:           s,
 		ReadHeaderTimeout: 5 * time.Second,
-		IdleTimeout:       120 * time.Second,
+		IdleTimeout:       DefaultIdleTimeout,
 	}
 }

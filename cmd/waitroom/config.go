@@ -22,6 +22,7 @@ import (
 	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/server"
 )
 
 // config is everything waitroom reads at start, from flags and their
@@ -78,7 +79,12 @@ type config struct {
 	BodyTimeout   time.Duration
 	PushPerTicket int
 	PushPerIP     int
-	MaxConns      int
+	// MaxConns caps open connections (auto: from the file limit, see
+	// connCap); MaxConnsPerIP per client address; IdleTimeout is the
+	// keep-alive wait, shortened under pressure (server.ConnListener).
+	MaxConns      autoInt
+	MaxConnsPerIP autoInt
+	IdleTimeout   time.Duration
 
 	// DegradeAfter is how long Redis calls must keep failing (timeouts), with
 	// no answer in between, before this server switches to degraded mode.
@@ -119,6 +125,32 @@ func (b *autoBool) Set(s string) error {
 }
 
 func (b *autoBool) IsBoolFlag() bool { return true }
+
+// autoInt is an int flag whose default ("auto") is worked out at start.
+type autoInt struct {
+	set bool
+	v   int
+}
+
+func (n *autoInt) String() string {
+	if n == nil || !n.set {
+		return "auto"
+	}
+	return strconv.Itoa(n.v)
+}
+
+func (n *autoInt) Set(s string) error {
+	if s == "auto" {
+		*n = autoInt{}
+		return nil
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return errors.New("want a whole number or auto")
+	}
+	*n = autoInt{set: true, v: v}
+	return nil
+}
 
 // embeddedKafka is the --kafka-brokers value that asks for the in-process broker.
 const embeddedKafka = "embedded"
@@ -189,7 +221,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
 	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
 	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
-	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
+	fs.Var(&c.MaxConns, "max-conns", "open connections of the whole server; at the cap a new one takes an idle kept-alive one's place, or is answered 503 and closed; auto: the open-file limit (raised to its hard limit at start) less a tenth, at least 512, kept for Redis, Kafka and the server's files, at most 100000; a number over that is refused at start (0: no cap)")
+	fs.Var(&c.MaxConnsPerIP, "max-conns-per-ip", "open connections per client address (IPv6 per /64; the peer's: a --trusted-proxies peer is not capped); at the cap a new one takes the place of the address's oldest idle or silent one, or is answered 503; auto: 1000, or a quarter of --max-conns if less (0: no cap)")
+	fs.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a kept-alive connection may wait for its next request; 1s once the server holds half of --max-conns or its address half of --max-conns-per-ip")
 	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
 	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
 	fs.Usage = func() {
@@ -324,13 +358,16 @@ func (c *config) validate() error {
 	if c.BodyTimeout < time.Second || c.BodyTimeout > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("--body-timeout %v: want between 1s and 10m", c.BodyTimeout))
 	}
+	if c.IdleTimeout < time.Second || c.IdleTimeout > 10*time.Minute {
+		errs = append(errs, fmt.Errorf("--idle-timeout %v: want between 1s and 10m", c.IdleTimeout))
+	}
 	if c.DegradeAfter < queue.MinDegradeAfter || c.DegradeAfter > queue.MaxDegradeAfter {
 		errs = append(errs, fmt.Errorf("--degrade-after %v: want between %v and %v", c.DegradeAfter, queue.MinDegradeAfter, queue.MaxDegradeAfter))
 	}
 	for _, n := range []struct {
 		name string
 		v    int
-	}{{"--push-per-ticket", c.PushPerTicket}, {"--push-per-ip", c.PushPerIP}, {"--max-conns", c.MaxConns}} {
+	}{{"--push-per-ticket", c.PushPerTicket}, {"--push-per-ip", c.PushPerIP}, {"--max-conns", c.MaxConns.v}, {"--max-conns-per-ip", c.MaxConnsPerIP.v}} {
 		if n.v < 0 {
 			errs = append(errs, fmt.Errorf("%s %d: want 0 (no cap) or more", n.name, n.v))
 		}

@@ -26,7 +26,8 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c.Addr != "127.0.0.1:8080" || c.PublicURL != "http://127.0.0.1:8080" || c.SigningKey != "data/signing-key.pem" {
 		t.Fatalf("defaults: %+v", c)
 	}
-	if c.BodyTimeout != 10*time.Second || c.PushPerTicket != 4 || c.PushPerIP != 100 || c.MaxConns != 20000 {
+	if c.BodyTimeout != 10*time.Second || c.PushPerTicket != 4 || c.PushPerIP != 100 || c.MaxConns.set ||
+		c.MaxConnsPerIP.set || c.IdleTimeout != 15*time.Second {
 		t.Fatalf("limit defaults: %+v", c)
 	}
 	if c.DegradeAfter != time.Second {
@@ -35,8 +36,14 @@ func TestConfigDefaultsEnvAndFlags(t *testing.T) {
 	if c, err := parseConfig([]string{"--degrade-after", "3s"}, env("WAITROOM_DEGRADE_AFTER", "2s"), io.Discard); err != nil || c.DegradeAfter != 3*time.Second {
 		t.Fatalf("--degrade-after over its environment twin: %v %v", c.DegradeAfter, err)
 	}
-	if c, err := parseConfig(nil, env("WAITROOM_PUSH_PER_IP", "0", "WAITROOM_MAX_CONNS", "500"), io.Discard); err != nil || c.PushPerIP != 0 || c.MaxConns != 500 {
+	if c, err := parseConfig(nil, env("WAITROOM_PUSH_PER_IP", "0", "WAITROOM_MAX_CONNS", "500", "WAITROOM_MAX_CONNS_PER_IP", "40",
+		"WAITROOM_IDLE_TIMEOUT", "3s"), io.Discard); err != nil || c.PushPerIP != 0 || c.MaxConns != (autoInt{true, 500}) ||
+		c.MaxConnsPerIP != (autoInt{true, 40}) || c.IdleTimeout != 3*time.Second {
 		t.Fatalf("limits from the environment: %+v %v", c, err)
+	}
+	if c, err := parseConfig([]string{"--max-conns", "auto", "--max-conns-per-ip", "0"}, env("WAITROOM_MAX_CONNS", "500"), io.Discard); err != nil ||
+		c.MaxConns.set || c.MaxConnsPerIP != (autoInt{true, 0}) {
+		t.Fatalf("--max-conns auto over its environment twin: %+v %v", c, err)
 	}
 	c, err = parseConfig([]string{"--addr", "127.0.0.1:9000"},
 		env("WAITROOM_ADDR", "127.0.0.1:7000", "WAITROOM_REDIS_URL", "redis://127.0.0.1:6379/2", "WAITROOM_PUBLIC_URL", "https://q.example/",
@@ -84,6 +91,12 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--pow-pool-rate", "NaN"}, env(), "--pow-pool-rate"},
 		{nil, env("WAITROOM_PUSH_PER_IP", "-5"), "--push-per-ip"},
 		{[]string{"--max-conns", "-1"}, env(), "--max-conns"},
+		{[]string{"--max-conns", "many"}, env(), "want a whole number or auto"},
+		{nil, env("WAITROOM_MAX_CONNS", "lots"), "WAITROOM_MAX_CONNS"},
+		{[]string{"--max-conns-per-ip", "-1"}, env(), "--max-conns-per-ip -1"},
+		{nil, env("WAITROOM_MAX_CONNS_PER_IP", "x"), "WAITROOM_MAX_CONNS_PER_IP"},
+		{[]string{"--idle-timeout", "500ms"}, env(), "--idle-timeout 500ms: want between 1s and 10m"},
+		{nil, env("WAITROOM_IDLE_TIMEOUT", "11m"), "--idle-timeout"},
 		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
 		{nil, env("WAITROOM_ADMIN_FAILURES_TOTAL", "-5"), "--admin-failures-total"},
 		// Fail closed: a real Redis needs real brokers, or the in-process one by name.
@@ -232,5 +245,54 @@ func TestConfigServerID(t *testing.T) {
 	c, err := parseConfig(nil, env("WAITROOM_SERVER_ID", "web-1"), io.Discard)
 	if err != nil || c.ServerID != "web-1" {
 		t.Fatalf("server id from the environment: %q %v", c.ServerID, err)
+	}
+}
+
+func TestConnCapFollowsTheFileLimit(t *testing.T) {
+	for _, tc := range []struct {
+		flag  autoInt
+		limit uint64
+		want  int
+		err   string
+	}{
+		{autoInt{}, 20000, 18000, ""},     // a tenth kept back
+		{autoInt{}, 1024, 512, ""},        // at least 512
+		{autoInt{}, 600, 300, ""},         // half of a small limit
+		{autoInt{}, 1 << 20, 100_000, ""}, // memory bounds it where descriptors do not
+		{autoInt{}, 0, 20_000, ""},        // limit unknown
+		{autoInt{true, 18000}, 20000, 18000, ""},
+		{autoInt{true, 0}, 20000, 0, ""}, // the operator's explicit "no cap"
+		// The set-up: a cap equal to the file limit leaves nothing for Redis.
+		{autoInt{true, 20000}, 20000, 0, "--max-conns 20000: over the 18000 connections this process may hold: its open-file limit 20000 less 2000"},
+	} {
+		got, err := connCap(tc.flag, tc.limit)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("connCap(%v, %d): error %v, want %q", tc.flag, tc.limit, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want {
+			t.Errorf("connCap(%v, %d) = %d, %v; want %d", tc.flag, tc.limit, got, err, tc.want)
+		}
+	}
+}
+
+func TestPerClientCapDefault(t *testing.T) {
+	for _, tc := range []struct {
+		flag     autoInt
+		maxConns int
+		want     int
+	}{
+		{autoInt{}, 18000, 1000},
+		{autoInt{}, 300, 75}, // one address never holds the whole server
+		{autoInt{}, 2, 1},
+		{autoInt{}, 0, 1000},
+		{autoInt{true, 0}, 300, 0},
+		{autoInt{true, 500}, 300, 500}, // as the operator said
+	} {
+		if got := perClientCap(tc.flag, tc.maxConns); got != tc.want {
+			t.Errorf("perClientCap(%v, %d) = %d, want %d", tc.flag, tc.maxConns, got, tc.want)
+		}
 	}
 }

@@ -190,11 +190,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	})
 	srv.MountDashboard(dash.Handlers())
 
+	maxConns, perClient, err := raiseAndCap(cfg, log)
+	if err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	ln = server.LimitListener(ln, cfg.MaxConns, log)
+	conns := server.NewConnListener(ln, server.ConnLimits{Max: maxConns, PerClient: perClient,
+		Trusted: cfg.TrustedProxies, IdleTimeout: cfg.IdleTimeout, Logger: log})
+	ln = conns
 	var dm *demo
 	if cfg.Demo {
 		if dm, err = startDemo(ctx, srv, line, cfg, ln.Addr().String(), brokers, kauth, log); err != nil {
@@ -204,6 +210,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		defer func() { _ = dm.Close() }()
 	}
 	httpSrv := srv.HTTPServer(cfg.Addr)
+	httpSrv.IdleTimeout, httpSrv.ConnState = cfg.IdleTimeout, conns.ConnState
 	if cfg.Upstream != "" {
 		if httpSrv.Handler, err = gateHandler(cfg, srv, line, meter, log); err != nil {
 			_ = ln.Close()
