@@ -14,8 +14,9 @@ import (
 
 // The attack of issue 9: at a gate of capacity 1, the admitted visitor's
 // token is copied to other clients. Each copy, sent as a Bearer, as the
-// token cookie or through the landing's ?wr_token=, reaches no checkout;
-// the owner still passes, and the next visitor keeps its place.
+// token cookie or through the landing's ?wr_token=, reaches no checkout and
+// earns no place (issue 22: 403 token_other_holder); the owner still
+// passes, and the next visitor keeps its place.
 func TestProxyRefusesACopiedToken(t *testing.T) {
 	f := newFixture(t, func(s *queue.Settings) { s.Capacity = 1 })
 	tk, tok := f.admit(vid)
@@ -38,8 +39,9 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 				t.Fatalf("a copied token reached checkout")
 			}
 			if strings.Contains(hdr[0], "json") {
-				if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(other_holder)") {
-					t.Errorf("status %d %s, want 429 that names other_holder", res.status, res.body)
+				if res.status != http.StatusForbidden || res.json["error"].(map[string]any)["code"] != "token_other_holder" ||
+					res.json["ticket"] != nil {
+					t.Errorf("status %d %s, want 403 token_other_holder and no place", res.status, res.body)
 				}
 			} else if res.status != http.StatusFound || res.header.Get("Location") != f.url+"/rooms/"+room {
 				t.Errorf("browser: %d to %q, want the waiting page", res.status, res.header.Get("Location"))
@@ -73,7 +75,9 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 
 // A user's token (entered with a user token) carries the user's sub, which
 // no cookie at the gate can match: it is held by the first visitor that
-// presents it, and refused to every other.
+// presents it, and refused to every other, until its owner comes back with
+// a hand-off code from the waiting page, which takes it back from the
+// first holder.
 func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 	f := newFixture(t, nil)
 	tk, _, err := f.line.Enter(context.Background(), room, "u:alice")
@@ -92,13 +96,37 @@ func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 		}
 	}
 	f.pause(true) // so the refused holder waits in line rather than takes a new place
-	res := f.do(browser(), "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
-	if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(other_holder)") {
-		t.Errorf("second holder: %d %s, want 429 other_holder", res.status, res.body)
+	owner := browser()
+	res := f.do(owner, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+	if res.status != http.StatusForbidden || !strings.Contains(res.body, `"token_other_holder"`) {
+		t.Errorf("second holder: %d %s, want 403 token_other_holder", res.status, res.body)
 	}
 	u, _ := url.Parse(f.url)
 	if first.Jar.Cookies(u) == nil {
 		t.Error("the first holder got no visitor cookie to hold the token by")
+	}
+	// The owner's waiting page (it knows them by their user token) hands out
+	// a code; landing with it binds the token to the owner.
+	s, _ := f.line.Room(context.Background(), room)
+	v, err := f.line.View(tk, &s)
+	if err != nil || v.RedirectURL == nil || !strings.Contains(*v.RedirectURL, "wr_code=h.") || strings.Contains(*v.RedirectURL, "wr_token") {
+		t.Fatalf("the owner's view: %+v %v", v.RedirectURL, err)
+	}
+	land := f.do(owner, "GET", *v.RedirectURL, "Accept: text/html")
+	if land.status != http.StatusFound || land.header.Get("Location") != "/checkout/" {
+		t.Fatalf("landing with the code: %d to %q", land.status, land.header.Get("Location"))
+	}
+	if res := f.do(owner, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusOK {
+		t.Fatalf("the owner after the hand-off: %d %s", res.status, res.body)
+	}
+	if res := f.do(first, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusForbidden {
+		t.Errorf("the first holder after the hand-off: %d %s, want 403", res.status, res.body)
+	}
+	// The same code again (a copied link) opens nothing.
+	again := browser()
+	f.do(again, "GET", *v.RedirectURL, "Accept: text/html")
+	if res := f.do(again, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusFound {
+		t.Errorf("a spent code's landing: %d, want the waiting page", res.status)
 	}
 }
 
