@@ -9,8 +9,10 @@ import (
 
 // A place and its entry token belong to one person. A token is held by its
 // owner (the identity that entered), or, where the gate cannot see the
-// owner's identity, by the first holder that presents it: a copy of the
-// token then reaches no checkout.
+// owner's identity, by whoever redeemed the owner's hand-off code, or (a
+// shop's own server, HoldFirst) the first holder that presents it: a copy
+// of the token then reaches no checkout, and the owner's next hand-off takes
+// it back.
 
 // HoldMode is who besides the owner may hold a token.
 type HoldMode string
@@ -18,8 +20,9 @@ type HoldMode string
 // Hold modes.
 const (
 	// HoldOwner: a cookie visitor's token is held by that visitor only (the
-	// gate in front of checkout sees waitroom's own cookie); a user's token
-	// by the first holder.
+	// gate in front of checkout sees waitroom's own cookie); any other (a
+	// user's, an embed visitor's) by the holder its owner's hand-off code
+	// bound it to (Redeem): presenting a copy first binds nothing.
 	HoldOwner HoldMode = "owner"
 	// HoldFirst: the first holder that presents the token (a shop's own
 	// server sees its own visitors, never waitroom's cookie).

@@ -159,9 +159,11 @@ func testTokensHaveOneHolder(t *testing.T, target Open) {
 	}{
 		{visitorTok, "v:alice", queue.HoldOwner, true},
 		{visitorTok, "v:mallory", queue.HoldOwner, false}, // a copied cookie token
-		{userTok, "v:h1", queue.HoldOwner, true},          // a user's token: its first holder
+		{userTok, "v:h1", queue.HoldOwner, false},         // a user's token: presenting it first binds nothing at the gate
+		{userTok, "v:h1", queue.HoldFirst, true},          // but at a shop's server it does
+		{userTok, "v:h1", queue.HoldOwner, true},          // and the gate honours that binding
 		{userTok, "v:h2", queue.HoldOwner, false},
-		{userTok, "v:h1", queue.HoldFirst, true},
+		{userTok, "v:h2", queue.HoldFirst, false},
 		{userTok, "u:bob", queue.HoldFirst, true}, // the owner always
 		{visitorTok, "", queue.HoldFirst, false},
 	} {

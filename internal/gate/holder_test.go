@@ -74,11 +74,11 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 }
 
 // A user's token (entered with a user token) carries the user's sub, which
-// no cookie at the gate can match: it is held by the first visitor that
-// presents it, and refused to every other, until its owner comes back with
-// a hand-off code from the waiting page, which takes it back from the
-// first holder.
-func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
+// no cookie at the gate can match: presenting it binds nothing (a thief
+// with a copy, first or not, is refused); the owner's hand-off code from the
+// waiting page binds it to the owner's browser, and a spent code opens
+// nothing for anyone else.
+func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	f := newFixture(t, nil)
 	tk, _, err := f.line.Enter(context.Background(), room, "u:alice")
 	if err != nil || tk.State != queue.StateAdmitted {
@@ -89,24 +89,17 @@ func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Second)
-	first := browser()
+	f.pause(true) // so that nobody refused takes a new place
+	thief := browser()
 	for i := range 2 {
-		if res := f.do(first, "GET", "/checkout/", "Authorization: Bearer "+tok); res.status != http.StatusOK {
-			t.Fatalf("first holder, request %d: %d %s", i, res.status, res.body)
+		res := f.do(thief, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+		if res.status != http.StatusForbidden || !strings.Contains(res.body, `"token_other_holder"`) {
+			t.Fatalf("the thief, first, request %d: %d %s, want 403 token_other_holder", i, res.status, res.body)
 		}
 	}
-	f.pause(true) // so the refused holder waits in line rather than takes a new place
-	owner := browser()
-	res := f.do(owner, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
-	if res.status != http.StatusForbidden || !strings.Contains(res.body, `"token_other_holder"`) {
-		t.Errorf("second holder: %d %s, want 403 token_other_holder", res.status, res.body)
-	}
-	u, _ := url.Parse(f.url)
-	if first.Jar.Cookies(u) == nil {
-		t.Error("the first holder got no visitor cookie to hold the token by")
-	}
 	// The owner's waiting page (it knows them by their user token) hands out
-	// a code; landing with it binds the token to the owner.
+	// a code; landing with it binds the token to the owner's browser.
+	owner := browser()
 	s, _ := f.line.Room(context.Background(), room)
 	v, err := f.line.View(tk, &s)
 	if err != nil || v.RedirectURL == nil || !strings.Contains(*v.RedirectURL, "wr_code=h.") || strings.Contains(*v.RedirectURL, "wr_token") {
@@ -116,13 +109,18 @@ func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 	if land.status != http.StatusFound || land.header.Get("Location") != "/checkout/" {
 		t.Fatalf("landing with the code: %d to %q", land.status, land.header.Get("Location"))
 	}
-	if res := f.do(owner, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusOK {
-		t.Fatalf("the owner after the hand-off: %d %s", res.status, res.body)
+	u, _ := url.Parse(f.url)
+	if owner.Jar.Cookies(u) == nil {
+		t.Error("the owner got no visitor cookie to hold the token by")
 	}
-	if res := f.do(first, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusForbidden {
-		t.Errorf("the first holder after the hand-off: %d %s, want 403", res.status, res.body)
+	for i := range 2 {
+		if res := f.do(owner, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusOK {
+			t.Fatalf("the owner after the hand-off, request %d: %d %s", i, res.status, res.body)
+		}
 	}
-	// The same code again (a copied link) opens nothing.
+	if res := f.do(thief, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusForbidden {
+		t.Errorf("the thief after the hand-off: %d %s, want 403", res.status, res.body)
+	}
 	again := browser()
 	f.do(again, "GET", *v.RedirectURL, "Accept: text/html")
 	if res := f.do(again, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusFound {

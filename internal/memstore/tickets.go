@@ -278,6 +278,9 @@ func (s *Store) Hold(_ context.Context, room, id, who string, mode queue.HoldMod
 	}
 	// Redis expires the binding by its own clock; so does this store.
 	h, ok := r.holders[id]
+	if mode == queue.HoldOwner { // only a hand-off binds (Handoff)
+		return ok && time.Now().Before(h.until) && h.who == who, nil
+	}
 	if !ok || !time.Now().Before(h.until) {
 		r.holders[id] = holder{who: who, until: time.Now().Add(max(ttl, time.Millisecond))}
 		return true, nil
