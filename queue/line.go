@@ -41,6 +41,8 @@ type Line struct {
 
 	// server names this server in draw records.
 	server string
+	// tokenInURL puts the entry token itself in redirect_url (LineOptions).
+	tokenInURL bool
 
 	mu    sync.Mutex
 	cache map[string]cachedRoom
@@ -72,12 +74,16 @@ type LineOptions struct {
 	Snapshot RoomSnapshot
 	// Server names this server in draw records; empty is host/pid.
 	Server string
+	// TokenInURL makes redirect_url carry the entry token (?wr_token=), as
+	// a checkout that verifies offline and cannot redeem a hand-off code
+	// needs; by default it carries a hand-off code (?wr_code=).
+	TokenInURL bool
 }
 
 // NewLine wires the store and the signing keys into the domain service.
 func NewLine(store Store, keys *token.Keyset, o LineOptions) *Line {
 	l := &Line{store: store, keys: keys, clock: o.Clock, log: o.Logger, jitter: o.Jitter, newID: o.NewID, draw: o.Draw,
-		open: o.LineOpen, snap: o.Snapshot, server: o.Server, cache: make(map[string]cachedRoom), eta: NewEstimator(),
+		open: o.LineOpen, snap: o.Snapshot, server: o.Server, tokenInURL: o.TokenInURL, cache: make(map[string]cachedRoom), eta: NewEstimator(),
 		drawn: make(map[string]drawSeen)}
 	if l.server == "" {
 		l.server = serverName()

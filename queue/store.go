@@ -131,6 +131,11 @@ type Tickets interface {
 	// Hold reports whether holder may use the ticket's entry token, binding
 	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
 	Hold(ctx context.Context, room, ticketID, holder string, mode HoldMode, ttl time.Duration) (bool, error)
+	// Handoff redeems a hand-off code of the ticket (nonce tells it from
+	// the ticket's others) once: false when it was redeemed before. The
+	// mark lasts codeTTL (the code's life). With a holder, the ticket's
+	// token is bound to holder for holdTTL, in place of whoever held it.
+	Handoff(ctx context.Context, room, ticketID, nonce, holder string, codeTTL, holdTTL time.Duration) (bool, error)
 }
 
 // Limits keeps the per-client limits (limits.go).

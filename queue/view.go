@@ -4,6 +4,8 @@ import (
 	"math"
 	"net/url"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/token"
 )
 
 // View is a ticket as every answer shows it: the enter and status API, the
@@ -101,13 +103,23 @@ func NewView(t Ticket, s *Settings, est *Estimator, now time.Time, tok string) V
 }
 
 // View is t as this server shows it now: its estimator, its clock, and an
-// admitted ticket's entry token signed.
+// admitted ticket's entry token signed. The redirect to the room's target
+// carries a fresh hand-off code (token.Keyset.NewHandoff) rather than the
+// token, unless the line was made with TokenInURL.
 func (l *Line) View(t Ticket, s *Settings) (View, error) {
 	tok, err := l.Token(t)
 	if err != nil {
 		return View{}, err
 	}
-	return NewView(t, s, l.eta, l.clock.Now(), tok), nil
+	now := l.clock.Now()
+	v := NewView(t, s, l.eta, now, tok)
+	if v.RedirectURL != nil && !l.tokenInURL {
+		if code := l.keys.NewHandoff(t.Room, t.ID, now); code != "" {
+			redirect := withParam(s.TargetURL, token.HandoffParam, code)
+			v.RedirectURL = &redirect
+		}
+	}
+	return v, nil
 }
 
 // OrderableTime is orderable_at as a time; zero without one.
@@ -151,13 +163,15 @@ func scheduledInterval(s *Settings, now time.Time) time.Duration {
 }
 
 // withToken adds wr_token to the target URL, keeping its own query.
-func withToken(target, tok string) string {
+func withToken(target, tok string) string { return withParam(target, "wr_token", tok) }
+
+func withParam(target, name, value string) string {
 	u, err := url.Parse(target)
 	if err != nil {
 		return target
 	}
 	q := u.Query()
-	q.Set("wr_token", tok)
+	q.Set(name, value)
 	u.RawQuery = q.Encode()
 	return u.String()
 }

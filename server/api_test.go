@@ -150,7 +150,7 @@ func TestEnterStatusAndTicketShape(t *testing.T) {
 		}
 	}
 	if ru := first.body["redirect_url"].(string); !strings.HasPrefix(ru, "https://shop.test/checkout?") ||
-		!strings.Contains(ru, "wr_token="+first.body["token"].(string)) || !strings.Contains(ru, "x=1") {
+		!strings.Contains(ru, "wr_code=h.") || strings.Contains(ru, first.body["token"].(string)) || !strings.Contains(ru, "x=1") {
 		t.Fatalf("redirect_url %v", first.body["redirect_url"])
 	}
 	if _, err := time.Parse("2006-01-02T15:04:05.000Z07:00", first.body["orderable_at"].(string)); err != nil {

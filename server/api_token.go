@@ -40,8 +40,8 @@ func readToken(c echo.Context) (tokenBody, error) {
 // handleVerify: POST /api/tokens/verify {"token", "room"?, "holder"?} answers
 // whether the token's holder may check out now, and if not, why. With a
 // holder, the token is bound to the first holder that presents it, and any
-// other gets reason other_holder.
-func handleVerify(line verifier) echo.HandlerFunc {
+// other gets reason other_holder; only the shop may ask that (shopAuth).
+func handleVerify(line verifier, auth shopAuth) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b, err := readToken(c)
 		if err != nil {
@@ -52,6 +52,13 @@ func handleVerify(line verifier) echo.HandlerFunc {
 		}
 		var v queue.Verdict
 		if b.Holder != "" {
+			room := b.Room
+			if room == "" {
+				room = roomOf(b.Token)
+			}
+			if err := auth.check(c, room); err != nil {
+				return err
+			}
 			v, err = line.Hold(c.Request().Context(), b.Token, b.Room, b.Holder, queue.HoldFirst)
 		} else {
 			v, err = line.Verify(c.Request().Context(), b.Token, b.Room)

@@ -105,10 +105,10 @@ func TestAdmittedPageLeadsToCheckout(t *testing.T) {
 		t.Fatal("fast-tracked visitor does not see the admitted block")
 	}
 	href, _ := testid(doc, "go-link").Attr("href")
-	if !strings.HasPrefix(href, "/shop?wr_token=ey") {
+	if !strings.HasPrefix(href, "/shop?wr_code=h.") {
 		t.Fatalf("go link %q", href)
 	}
-	if ns := doc.Find("noscript").Text(); !strings.Contains(ns, `http-equiv="refresh"`) || !strings.Contains(ns, "/shop?wr_token=") {
+	if ns := doc.Find("noscript").Text(); !strings.Contains(ns, `http-equiv="refresh"`) || !strings.Contains(ns, "/shop?wr_code=h.") {
 		t.Fatalf("no-JS redirect %q", ns)
 	}
 }

@@ -36,6 +36,7 @@ type routeDeps struct {
 	work  powGate
 	fa    echo.HandlerFunc // forward auth; nil without a public URL
 	admin echo.MiddlewareFunc
+	shop  shopAuth // who may bind tokens to holders
 }
 
 // routes is waitroom's own table. Rows whose Handler is nil are declared
@@ -104,7 +105,8 @@ func (s *Server) routes(d routeDeps) []Route {
 
 		// Checkout.
 		{get, "/.well-known/jwks.json", handleJWKS(line.Keys()), nil, "the keys entry tokens are signed with"},
-		{post, "/api/tokens/verify", handleVerify(line), nil, "verify an entry token"},
+		{post, "/api/tokens/verify", handleVerify(line, d.shop), nil, "verify an entry token (binding it to a holder: the shop's key)"},
+		{post, "/api/tokens/redeem", handleRedeem(line, d.shop), nil, "redeem a hand-off code for its entry token, server to server"},
 		{post, "/api/rooms/:room/complete", handleComplete(line), nil, "end an admission after checkout"},
 		{anyMethod, "/api/rooms/:room/forward-auth", d.fa, nil, "nginx auth_request, Traefik ForwardAuth (with --public-url)"},
 		{anyMethod, "/api/rooms/:room/forward-auth/*", d.fa, nil, "Envoy ext_authz, which appends the visitor's path"},
@@ -115,6 +117,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		{http.MethodPut, "/admin/api/rooms/:room", handlePutRoom(line, d.cfg.Logger), admin, "admin API: create or replace a room"},
 		{http.MethodPatch, "/admin/api/rooms/:room", handlePatchRoom(line, d.cfg.Logger), admin, "admin API: change only the named settings (JSON merge patch)"},
 		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
+		{get, "/admin/api/rooms/:room/shop-key", handleShopKey(line.Keys()), admin, "admin API: the room's shop key (binds tokens to holders)"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
 		{post, "/admin/api/rooms/:room/sold-out", handleSoldOut(line, d.cfg.Logger), admin, "admin API: end the sale (sold out) or undo it"},
 		{get, "/admin/api/rooms/:room/draw", handleRoomDraw(line), admin, "admin API: the scheduled opening and its draw's record"},

@@ -134,7 +134,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	}
 	s.pageError = renderError
 	s.mount(s.routes(routeDeps{cfg: cfg, ids: ids, deg: deg, work: work, fa: fa,
-		admin: requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger)}))
+		admin: requireAdmin(cfg.AdminToken, cfg.AdminFailures, cfg.Logger),
+		shop:  shopAuth{keys: line.Keys(), adminToken: cfg.AdminToken}}))
 	return s
 }
 

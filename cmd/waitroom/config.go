@@ -64,6 +64,10 @@ type config struct {
 	TrustedProxies []netip.Prefix
 	trustedProxies string
 
+	// TokenInURL makes the admitted visitor's redirect carry the entry
+	// token (?wr_token=) instead of a single-use hand-off code (?wr_code=).
+	TokenInURL bool
+
 	Upstream     string
 	Protect      gate.PathList
 	GateComplete gate.PathList
@@ -212,6 +216,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "addresses or CIDRs of proxies whose X-Forwarded-For names the client, comma-separated (default: none; the peer address is the client)")
 	fs.IntVar(&c.AdminFailuresPerIP, "admin-failures-per-ip", throttle.DefaultPerClient.N, "wrong admin tokens a client address (IPv6: its /64) may send per minute before 429")
 	fs.IntVar(&c.AdminFailuresTotal, "admin-failures-total", throttle.DefaultOverall.N, "wrong admin tokens all clients together may send per minute before 429 for everyone not yet signed in")
+	fs.BoolVar(&c.TokenInURL, "token-in-url", false, "send admitted visitors to target_url with the entry token itself (?wr_token=), for a checkout that verifies offline and cannot redeem the default single-use hand-off code (?wr_code=); the token then shows in logs and Referers")
 	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
 	fs.Var(&c.GateComplete, "gate-complete", "path patterns whose 2xx answer means the order is done, freeing the slot (optional)")

@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Logger: log, Signal: adaptive.DefaultSignals(gateStats),
 		OnTransition: func(tr adaptive.Transition) { m.Transition(tr.Room, tr.Open) },
 	})
-	lineOpts := queue.LineOptions{Logger: log, LineOpen: ctl.Open}
+	lineOpts := queue.LineOptions{Logger: log, LineOpen: ctl.Open, TokenInURL: cfg.TokenInURL}
 	if embedded == nil {
 		// The rooms this server knows, on its own disk: degraded mode serves
 		// them after a restart during an outage, and they go back into a

@@ -30,15 +30,28 @@ func (s *Shop) render(w http.ResponseWriter, r *http.Request, status int, p page
 	templ.Handler(page(p), templ.WithStatus(status)).ServeHTTP(w, r)
 }
 
-// checkout: GET /shop[?wr_token=…]. The token arrives once in the URL; it is
-// moved into a cookie and the URL cleaned, so it does not linger in history.
+// checkout: GET /shop[?wr_code=…|?wr_token=…]. A hand-off code arrives once
+// in the URL and is redeemed server to server for the token (a room with
+// waitroom's --token-in-url sends the token itself); the token is moved into
+// a cookie and the URL cleaned, so it does not linger in history.
 func (s *Shop) checkout(w http.ResponseWriter, r *http.Request) {
-	if tok := r.URL.Query().Get("wr_token"); tok != "" {
+	tok := r.URL.Query().Get("wr_token")
+	if code := r.URL.Query().Get("wr_code"); code != "" {
+		var err error
+		if tok, err = s.verifier.Redeem(r.Context(), code); err != nil {
+			s.cfg.Logger.Warn("shop: checkout: redeem", "err", err)
+		}
+		if tok == "" { // spent (the back button) or the turn is over: the cookie decides
+			http.Redirect(w, r, "/shop", http.StatusSeeOther)
+			return
+		}
+	}
+	if tok != "" {
 		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/shop", HttpOnly: true, SameSite: http.SameSiteLaxMode, MaxAge: 3600})
 		http.Redirect(w, r, "/shop", http.StatusSeeOther)
 		return
 	}
-	tok := cookie(r)
+	tok = cookie(r)
 	if tok == "" {
 		s.render(w, r, http.StatusForbidden, pageProps{Status: "need_ticket"})
 		return

@@ -57,6 +57,7 @@ var cases = []struct {
 	{"ExpiredSlotsAreReclaimedThenPurged", testExpiredSlotsAreReclaimedThenPurged},
 	{"LeaveEndsATicketOnlyForItsOwner", testLeaveEndsATicketOnlyForItsOwner},
 	{"TokensHaveOneHolder", testTokensHaveOneHolder},
+	{"HandoffCodesRedeemOnceAndRebind", testHandoffCodesRedeemOnceAndRebind},
 	{"PerClientLimits", testPerClientLimits},
 	{"RestoreHoldsTheCapacityOnce", testRestoreHoldsTheCapacityOnce},
 	{"RoomsAndEpoch", testRoomsAndEpoch},

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -157,9 +159,11 @@ func testTokensHaveOneHolder(t *testing.T, target Open) {
 	}{
 		{visitorTok, "v:alice", queue.HoldOwner, true},
 		{visitorTok, "v:mallory", queue.HoldOwner, false}, // a copied cookie token
-		{userTok, "v:h1", queue.HoldOwner, true},          // a user's token: its first holder
+		{userTok, "v:h1", queue.HoldOwner, false},         // a user's token: presenting it first binds nothing at the gate
+		{userTok, "v:h1", queue.HoldFirst, true},          // but at a shop's server it does
+		{userTok, "v:h1", queue.HoldOwner, true},          // and the gate honours that binding
 		{userTok, "v:h2", queue.HoldOwner, false},
-		{userTok, "v:h1", queue.HoldFirst, true},
+		{userTok, "v:h2", queue.HoldFirst, false},
 		{userTok, "u:bob", queue.HoldFirst, true}, // the owner always
 		{visitorTok, "", queue.HoldFirst, false},
 	} {
@@ -169,6 +173,65 @@ func testTokensHaveOneHolder(t *testing.T, target Open) {
 		}
 	}
 }
+
+// testHandoffCodesRedeemOnceAndRebind: a hand-off code (redirect_url's
+// wr_code) is redeemed once for the ticket's token, and binds the token to
+// the redeemer in place of a copy's first holder, across servers.
+func testHandoffCodesRedeemOnceAndRebind(t *testing.T, target Open) {
+	f := newFixture(t, target, noJitter)
+	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 5 })
+	ctx := context.Background()
+	tk, userTok := f.admitted(t, "sale", "u:bob")
+	v, err := f.line.View(tk, ptrTo(f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 5 })))
+	if err != nil || v.RedirectURL == nil {
+		t.Fatalf("view: %+v %v", v, err)
+	}
+	u, _ := url.Parse(*v.RedirectURL)
+	code := u.Query().Get(token.HandoffParam)
+	if code == "" || u.Query().Has("wr_token") {
+		t.Fatalf("redirect_url %q: want a hand-off code, not the token", *v.RedirectURL)
+	}
+	// A thief presents a copy first and holds it.
+	if h, err := f.line.Hold(ctx, userTok, "sale", "v:thief", queue.HoldFirst); err != nil || !h.Valid {
+		t.Fatalf("the copy's first hold: %+v %v", h, err)
+	}
+	if _, r, err := f.line.Redeem(ctx, "drop", code, "v:owner"); err != nil || r.Reason != queue.ReasonCodeInvalid {
+		t.Fatalf("another room's redemption: %+v %v", r, err)
+	}
+	// The owner comes back through the waiting page: the code is redeemed on
+	// another server, and the token is the owner's from then on.
+	other := queue.NewLine(f.server(), f.keys, queue.LineOptions{Clock: f.clock})
+	tok, r, err := other.Redeem(ctx, "sale", code, "v:owner")
+	if err != nil || !r.Valid || tok != userTok {
+		t.Fatalf("redeem: %q %+v %v", tok, r, err)
+	}
+	if _, r, err := f.line.Redeem(ctx, "sale", code, "v:thief"); err != nil || r.Reason != queue.ReasonCodeSpent {
+		t.Fatalf("a spent code again: %+v %v", r, err)
+	}
+	for holder, valid := range map[string]bool{"v:owner": true, "v:thief": false} {
+		if h, err := f.line.Hold(ctx, userTok, "sale", holder, queue.HoldFirst); err != nil || h.Valid != valid {
+			t.Fatalf("hold by %s after the hand-off: %+v %v, want valid %v", holder, h, err, valid)
+		}
+	}
+	// Each view hands out a fresh code; one for a ticket that ended is refused.
+	v2, _ := f.line.View(tk, ptrTo(queue.DefaultSettings()))
+	if *v2.RedirectURL == *v.RedirectURL {
+		t.Fatal("the same code twice")
+	}
+	u2, _ := url.Parse(*v2.RedirectURL)
+	if _, err := f.line.Complete(ctx, userTok, "sale"); err != nil {
+		t.Fatal(err)
+	}
+	if tok, r, err := f.line.Redeem(ctx, "sale", u2.Query().Get(token.HandoffParam), "v:owner"); err != nil || tok != "" || r.Reason != "completed" {
+		t.Fatalf("a completed ticket's code: %q %+v %v", tok, r, err)
+	}
+	f.clock.Advance(token.HandoffTTL)
+	if _, r, _ := f.line.Redeem(ctx, "sale", code, "v:owner"); r.Reason != queue.ReasonCodeInvalid {
+		t.Fatalf("an expired code: %+v", r)
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
 
 func testPerClientLimits(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)

@@ -14,8 +14,9 @@ import (
 
 // The attack of issue 9: at a gate of capacity 1, the admitted visitor's
 // token is copied to other clients. Each copy, sent as a Bearer, as the
-// token cookie or through the landing's ?wr_token=, reaches no checkout;
-// the owner still passes, and the next visitor keeps its place.
+// token cookie or through the landing's ?wr_token=, reaches no checkout and
+// earns no place (issue 22: 403 token_other_holder); the owner still
+// passes, and the next visitor keeps its place.
 func TestProxyRefusesACopiedToken(t *testing.T) {
 	f := newFixture(t, func(s *queue.Settings) { s.Capacity = 1 })
 	tk, tok := f.admit(vid)
@@ -38,8 +39,9 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 				t.Fatalf("a copied token reached checkout")
 			}
 			if strings.Contains(hdr[0], "json") {
-				if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(other_holder)") {
-					t.Errorf("status %d %s, want 429 that names other_holder", res.status, res.body)
+				if res.status != http.StatusForbidden || res.json["error"].(map[string]any)["code"] != "token_other_holder" ||
+					res.json["ticket"] != nil {
+					t.Errorf("status %d %s, want 403 token_other_holder and no place", res.status, res.body)
 				}
 			} else if res.status != http.StatusFound || res.header.Get("Location") != f.url+"/rooms/"+room {
 				t.Errorf("browser: %d to %q, want the waiting page", res.status, res.header.Get("Location"))
@@ -72,9 +74,11 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 }
 
 // A user's token (entered with a user token) carries the user's sub, which
-// no cookie at the gate can match: it is held by the first visitor that
-// presents it, and refused to every other.
-func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
+// no cookie at the gate can match: presenting it binds nothing (a thief
+// with a copy, first or not, is refused); the owner's hand-off code from the
+// waiting page binds it to the owner's browser, and a spent code opens
+// nothing for anyone else.
+func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	f := newFixture(t, nil)
 	tk, _, err := f.line.Enter(context.Background(), room, "u:alice")
 	if err != nil || tk.State != queue.StateAdmitted {
@@ -85,20 +89,42 @@ func TestProxyBindsAUsersTokenToItsFirstHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.clock.Advance(time.Second)
-	first := browser()
+	f.pause(true) // so that nobody refused takes a new place
+	thief := browser()
 	for i := range 2 {
-		if res := f.do(first, "GET", "/checkout/", "Authorization: Bearer "+tok); res.status != http.StatusOK {
-			t.Fatalf("first holder, request %d: %d %s", i, res.status, res.body)
+		res := f.do(thief, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
+		if res.status != http.StatusForbidden || !strings.Contains(res.body, `"token_other_holder"`) {
+			t.Fatalf("the thief, first, request %d: %d %s, want 403 token_other_holder", i, res.status, res.body)
 		}
 	}
-	f.pause(true) // so the refused holder waits in line rather than takes a new place
-	res := f.do(browser(), "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok)
-	if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(other_holder)") {
-		t.Errorf("second holder: %d %s, want 429 other_holder", res.status, res.body)
+	// The owner's waiting page (it knows them by their user token) hands out
+	// a code; landing with it binds the token to the owner's browser.
+	owner := browser()
+	s, _ := f.line.Room(context.Background(), room)
+	v, err := f.line.View(tk, &s)
+	if err != nil || v.RedirectURL == nil || !strings.Contains(*v.RedirectURL, "wr_code=h.") || strings.Contains(*v.RedirectURL, "wr_token") {
+		t.Fatalf("the owner's view: %+v %v", v.RedirectURL, err)
+	}
+	land := f.do(owner, "GET", *v.RedirectURL, "Accept: text/html")
+	if land.status != http.StatusFound || land.header.Get("Location") != "/checkout/" {
+		t.Fatalf("landing with the code: %d to %q", land.status, land.header.Get("Location"))
 	}
 	u, _ := url.Parse(f.url)
-	if first.Jar.Cookies(u) == nil {
-		t.Error("the first holder got no visitor cookie to hold the token by")
+	if owner.Jar.Cookies(u) == nil {
+		t.Error("the owner got no visitor cookie to hold the token by")
+	}
+	for i := range 2 {
+		if res := f.do(owner, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusOK {
+			t.Fatalf("the owner after the hand-off, request %d: %d %s", i, res.status, res.body)
+		}
+	}
+	if res := f.do(thief, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusForbidden {
+		t.Errorf("the thief after the hand-off: %d %s, want 403", res.status, res.body)
+	}
+	again := browser()
+	f.do(again, "GET", *v.RedirectURL, "Accept: text/html")
+	if res := f.do(again, "GET", "/checkout/", "Accept: text/html"); res.status != http.StatusFound {
+		t.Errorf("a spent code's landing: %d, want the waiting page", res.status)
 	}
 }
 

@@ -21,6 +21,7 @@ type Line interface {
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
+	Redeem(ctx context.Context, room, code, holder string) (string, queue.Verdict, error)
 	Room(ctx context.Context, room string) (queue.Settings, error)
 	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
 	View(t queue.Ticket, s *queue.Settings) (queue.View, error)
@@ -153,6 +154,16 @@ func challenged(r *pow.Refusal) error {
 		out.Field = "pow"
 	}
 	return out
+}
+
+// Redeem takes a hand-off code for its token, bound to visitor from now on:
+// a user's token (held by its first holder) comes back to its owner this way.
+func (b lineBackend) Redeem(ctx context.Context, code, visitor string) (string, error) {
+	tok, _, err := b.line.Redeem(ctx, b.room, code, queue.VisitorIdentity(visitor))
+	if err != nil {
+		return "", fmt.Errorf("gate: redeem: %w", err)
+	}
+	return tok, nil
 }
 
 func (b lineBackend) Complete(ctx context.Context, tok string) error {

@@ -128,8 +128,9 @@ func TestProxyPassesUnprotectedPathsStraightThrough(t *testing.T) {
 }
 
 // A browser is sent to the waiting page, is admitted there, and the page
-// sends it to the room's target_url with ?wr_token= once; the gate keeps
-// the token in a cookie and returns the browser to where it was going.
+// sends it to the room's target_url with a hand-off code (?wr_code=) once;
+// the gate redeems it for the token, keeps that in a cookie and returns the
+// browser to where it was going.
 func TestProxyBrowserComesBackAfterAdmission(t *testing.T) {
 	f := newFixture(t, nil)
 	b := browser()
@@ -145,7 +146,7 @@ func TestProxyBrowserComesBackAfterAdmission(t *testing.T) {
 	// the fast track of an empty line.
 	tk := f.do(b, "POST", "/api/rooms/"+room+"/enter")
 	redirect, _ := tk.json["redirect_url"].(string)
-	if tk.json["state"] != "admitted" || !strings.HasPrefix(redirect, "/checkout/?wr_token=") {
+	if tk.json["state"] != "admitted" || !strings.HasPrefix(redirect, "/checkout/?wr_code=h.") {
 		t.Fatalf("ticket %s", tk.body)
 	}
 	f.clock.Advance(time.Second) // the page waits for orderable_at
@@ -166,7 +167,7 @@ func TestProxyBrowserComesBackAfterAdmission(t *testing.T) {
 			t.Fatalf("%s: status %d, want the upstream's 200", p, res.status)
 		}
 		up := f.up.last(t)
-		if up.Header.Get("Waitroom-Ticket") != tk.json["ticket"] || up.URL.Query().Has("wr_token") {
+		if up.Header.Get("Waitroom-Ticket") != tk.json["ticket"] || up.URL.Query().Has("wr_token") || up.URL.Query().Has("wr_code") {
 			t.Errorf("upstream saw ticket %q, query %q", up.Header.Get("Waitroom-Ticket"), up.URL.RawQuery)
 		}
 	}

@@ -41,6 +41,20 @@ func writeChallenge(w http.ResponseWriter, ch *Challenged, waitingURL string) {
 	_, _ = w.Write(append(b, '\n'))
 }
 
+// writeRefusal answers with waitroom's error envelope and the waiting page,
+// no ticket: the request was given none.
+func writeRefusal(w http.ResponseWriter, status int, e errorBody, waitingURL string) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	b, _ := json.Marshal(struct {
+		Error          errorBody `json:"error"`
+		WaitingRoomURL string    `json:"waiting_room_url"`
+	}{e, waitingURL})
+	w.WriteHeader(status)
+	_, _ = w.Write(append(b, '\n'))
+}
+
 // Codes of the gate's answers.
 const (
 	CodeInLine      = "in_line"     // 429: waiting for a turn
@@ -49,6 +63,10 @@ const (
 	CodeSoldOut     = "sold_out"    // 403: the operator ended the sale
 	CodeLineFull    = "line_full"   // 503: the line holds max_waiting; ask again after Retry-After
 	CodeUnavailable = "unavailable" // 503: the waiting room cannot be asked now
+	// CodeOtherHolder, 403: the entry token sent belongs to another visitor
+	// (a copy). No place is taken for the request: it comes without the
+	// copy for one of its own.
+	CodeOtherHolder = "token_other_holder"
 )
 
 // retryAfter is a whole number of seconds, rounded up, at least 1.

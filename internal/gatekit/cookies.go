@@ -18,6 +18,9 @@ const (
 	VisitorCookie = "wr_vid"
 	ReturnCookie  = "wr_return"
 	TokenParam    = "wr_token"
+	// CodeParam carries a hand-off code (token.HandoffParam): the
+	// redirect's way to the token without the token in a URL.
+	CodeParam = "wr_code"
 )
 
 // Cookies are the attributes of the cookies the gate sets.
@@ -116,7 +119,7 @@ func safeReturn(dest string) bool {
 	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil
 }
 
-// withoutToken drops wr_token from a request URI's query.
+// withoutToken drops wr_token and wr_code from a request URI's query.
 func withoutToken(uri string) string {
 	p, q, ok := strings.Cut(uri, "?")
 	if !ok {
@@ -127,6 +130,7 @@ func withoutToken(uri string) string {
 		return p
 	}
 	vals.Del(TokenParam)
+	vals.Del(CodeParam)
 	if len(vals) == 0 {
 		return p
 	}
@@ -141,6 +145,19 @@ func plausibleToken(tok string) bool {
 	}
 	for _, r := range tok {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// plausibleCode accepts a hand-off code's shape only: "h." and base64url.
+func plausibleCode(code string) bool {
+	if len(code) < 3 || len(code) > 256 || code[:2] != "h." {
+		return false
+	}
+	for _, r := range code[2:] {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
 			return false
 		}
 	}

@@ -29,10 +29,27 @@ func TestWithoutToken(t *testing.T) {
 		"/c?wr_token=a.b.c":     "/c",
 		"/c?x=1&wr_token=a.b.c": "/c?x=1",
 		"/c":                    "/c",
+		"/c?wr_code=h.abc&x=2":  "/c?x=2",
 	}
 	for in, want := range cases {
 		if got := withoutToken(in); got != want {
 			t.Errorf("withoutToken(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestPlausibleCode(t *testing.T) {
+	for code, want := range map[string]bool{
+		"h.IDAwMDAw_-x":                  true,
+		"":                               false,
+		"h.":                             false,
+		"eyJ.eyJ.sig":                    false,
+		"h.a b":                          false,
+		"h.<script>":                     false,
+		"h." + string(make([]byte, 300)): false,
+	} {
+		if got := plausibleCode(code); got != want {
+			t.Errorf("plausibleCode(%.20q) = %v, want %v", code, got, want)
 		}
 	}
 }

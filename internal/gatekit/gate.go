@@ -75,6 +75,11 @@ type Backend interface {
 	Enter(ctx context.Context, visitor, pow string) (queue.View, error)
 	// Complete frees the token's slot: the visitor is done with checkout.
 	Complete(ctx context.Context, tok string) error
+	// Redeem takes a hand-off code (the waiting page's redirect carries it,
+	// CodeParam) once for its entry token, which is bound to visitor from
+	// then on in place of whoever held it. "" when the code is refused
+	// (spent, expired, not this room's, the turn over).
+	Redeem(ctx context.Context, code, visitor string) (string, error)
 }
 
 // Config is a gate's behaviour.
@@ -122,7 +127,7 @@ const (
 func (g *Gate) Handler(pass, through http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.Query().Has(TokenParam):
+		case (r.Method == http.MethodGet || r.Method == http.MethodHead) && (r.URL.Query().Has(TokenParam) || r.URL.Query().Has(CodeParam)):
 			g.land(w, r)
 		case r.Method == http.MethodOptions || !g.guards(r.URL.Path):
 			through.ServeHTTP(w, onward(r, Verdict{}))
@@ -136,13 +141,27 @@ func (g *Gate) guards(urlPath string) bool {
 	return g.cfg.Protect.Empty() || g.cfg.Protect.Match(urlPath)
 }
 
-// land takes the token the waiting page sent the browser back with, keeps
-// it in a cookie and sends the browser where it first wanted to go, so the
-// token does not linger in the address bar or history.
+// land takes what the waiting page sent the browser back with, a hand-off
+// code (redeemed here, server to server, for the token) or the token itself,
+// keeps the token in a cookie and sends the browser where it first wanted
+// to go, so neither lingers in the address bar, history or a Referer.
 func (g *Gate) land(w http.ResponseWriter, r *http.Request) {
-	if tok := r.URL.Query().Get(TokenParam); plausibleToken(tok) {
-		g.cfg.Cookies.setToken(w, tok)
+	q := r.URL.Query()
+	if code := q.Get(CodeParam); plausibleCode(code) {
 		// The token will be checked against this visitor: make sure it has one.
+		vid := g.cfg.Cookies.ensureVisitor(w, r)
+		tok, err := g.cfg.Backend.Redeem(r.Context(), code, vid)
+		switch {
+		case err != nil:
+			g.cfg.Logger.Warn("gate: redeem a hand-off code", "err", err)
+		case tok != "":
+			g.cfg.Cookies.setToken(w, tok)
+		}
+		// A refused code (spent: the back button, a copied link) leaves the
+		// visitor as it was: the guard sends it to the waiting page, which
+		// hands its owner a fresh one.
+	} else if tok := q.Get(TokenParam); plausibleToken(tok) {
+		g.cfg.Cookies.setToken(w, tok)
 		g.cfg.Cookies.ensureVisitor(w, r)
 	}
 	dest := g.cfg.Cookies.takeReturn(w, r)
@@ -177,7 +196,7 @@ func candidates(r *http.Request) []candidate {
 
 func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) {
 	ctx := r.Context()
-	refused, stale := "", false
+	refused, stale, copied := "", false, false
 	cands := candidates(r)
 	vid := visitor(r)
 	if len(cands) > 0 || !WantsHTML(r) {
@@ -199,14 +218,28 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 			return
 		}
 		refused, stale = v.Reason, stale || c.fromCookie
+		copied = copied || v.Reason == ReasonOtherHolder
 	}
 	if WantsHTML(r) {
 		if stale {
 			g.cfg.Cookies.clear(w, TokenCookie)
 		}
+		// Someone else's token, or the owner's after a copy was presented
+		// first: the waiting page knows its owner by waitroom's own cookie
+		// and hands them a fresh code, which takes the token back.
 		// The waiting page enters the visitor itself, with waitroom's own
 		// cookie: a redirect that is not followed costs the line nothing.
 		g.toWaitingPage(w, r)
+		return
+	}
+	if copied {
+		// A copy of another visitor's token earns nothing, not even a place:
+		// a client that wants one comes without it.
+		if stale {
+			g.cfg.Cookies.clear(w, TokenCookie)
+		}
+		writeRefusal(w, http.StatusForbidden, errorBody{Code: CodeOtherHolder, Message: "the entry token sent belongs to another visitor; " +
+			"its owner takes it back from the waiting page; ask without it for a place of your own"}, g.cfg.WaitingURL)
 		return
 	}
 	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))

@@ -58,6 +58,7 @@ type room struct {
 	admits   []admit
 	holders  map[string]holder
 	pow      map[string]int64 // spent challenge -> expiry (ms)
+	codes    map[string]int64 // redeemed hand-off code (ticket/nonce) -> expiry (ms)
 	places   map[string]*bucket
 	enters   map[string]float64 // GCRA theoretical arrival time (s) per bucket
 	lease    lease              // the admitter lease
@@ -103,7 +104,7 @@ type record struct {
 func newRoom() *room {
 	return &room{visitors: map[string]string{}, tickets: map[string]*record{}, seen: map[string]int64{},
 		present: map[string]snapshot{}, active: map[string]int64{}, ended: map[string]int64{}, stats: map[string]int64{},
-		holders: map[string]holder{}, pow: map[string]int64{}, places: map[string]*bucket{},
+		holders: map[string]holder{}, pow: map[string]int64{}, codes: map[string]int64{}, places: map[string]*bucket{},
 		enters: map[string]float64{}, budget: struct{ start, used int64 }{-1, 0}}
 }
 
@@ -156,9 +157,9 @@ func (s *Store) DeleteRoom(_ context.Context, room string) error {
 	listed := s.listed[room]
 	if had {
 		// As Redis's DeleteRoom: the room's keys go; marks that expire by
-		// themselves (holders, places, enters, spent proofs) are kept.
+		// themselves (holders, places, enters, spent proofs and codes) are kept.
 		n := newRoom()
-		n.holders, n.places, n.enters, n.pow = r.holders, r.places, r.enters, r.pow
+		n.holders, n.places, n.enters, n.pow, n.codes = r.holders, r.places, r.enters, r.pow, r.codes
 		s.rooms[room] = n
 	}
 	delete(s.listed, room)

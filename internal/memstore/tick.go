@@ -190,6 +190,16 @@ func (r *room) sweep(now int64) {
 			k++
 		}
 	}
+	k, wall := 0, ms(time.Now()) // codes expire by the wall clock, as Redis's keys
+	for id, until := range r.codes {
+		if k >= queue.MaxScan {
+			break
+		}
+		if until <= wall {
+			delete(r.codes, id)
+			k++
+		}
+	}
 	// A bucket at rest has no GCRA state in Redis (its key expired).
 	k, real := 0, float64(time.Now().UnixNano())/1e9
 	for id, tat := range r.enters {

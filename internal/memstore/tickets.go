@@ -278,11 +278,30 @@ func (s *Store) Hold(_ context.Context, room, id, who string, mode queue.HoldMod
 	}
 	// Redis expires the binding by its own clock; so does this store.
 	h, ok := r.holders[id]
+	if mode == queue.HoldOwner { // only a hand-off binds (Handoff)
+		return ok && time.Now().Before(h.until) && h.who == who, nil
+	}
 	if !ok || !time.Now().Before(h.until) {
 		r.holders[id] = holder{who: who, until: time.Now().Add(max(ttl, time.Millisecond))}
 		return true, nil
 	}
 	return h.who == who, nil
+}
+
+func (s *Store) Handoff(_ context.Context, room, id, nonce, who string, codeTTL, holdTTL time.Duration) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.room(room)
+	// Redis expires the code's mark by its own clock; so does this store.
+	n, key := ms(time.Now()), id+"/"+nonce
+	if until, ok := r.codes[key]; ok && until > n {
+		return false, nil
+	}
+	r.codes[key] = n + max(codeTTL.Milliseconds(), 1)
+	if who != "" {
+		r.holders[id] = holder{who: who, until: time.Now().Add(max(holdTTL, time.Millisecond))}
+	}
+	return true, nil
 }
 
 // rateString is the configured rate as the tick script gets it: 3 decimals.

@@ -65,6 +65,11 @@ func holderKey(prefix, room, ticket string) string {
 	return roomBase(prefix, room) + "holder:" + ticket
 }
 
+// handoffKey marks a redeemed hand-off code until it expires.
+func handoffKey(prefix, room, ticket, nonce string) string {
+	return roomBase(prefix, room) + "code:" + ticket + ":" + nonce
+}
+
 func placesKey(prefix, room, bucket string) string {
 	return roomBase(prefix, room) + "places:" + bucket
 }

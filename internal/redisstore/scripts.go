@@ -41,6 +41,10 @@ var (
 	holdLua    string
 	holdScript = newScript("hold", holdLua, true)
 
+	//go:embed lua/handoff.lua
+	handoffLua    string
+	handoffScript = newScript("handoff", handoffLua, false)
+
 	//go:embed lua/places.lua
 	placesLua    string
 	placesScript = newScript("places", placesLua, true)

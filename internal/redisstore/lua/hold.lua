@@ -6,7 +6,8 @@
 -- ARGV[1] ticket id  ARGV[2] holder (an identity, e.g. "v:<hash of a visitor cookie>")
 -- ARGV[3] the token's time left (ms)
 -- ARGV[4] mode: "owner" (a cookie visitor's token is held by that visitor only;
---   any other by its first holder) or "first" (the first holder, or the owner)
+--   any other by the holder a hand-off bound it to, handoff.lua) or "first"
+--   (the first holder, or the owner)
 -- ARGV[5] the holder packed (record.lua)
 -- Returns 1 when holder may use the token, 0 when it is someone else's.
 local m, rec = find(KEYS[3], KEYS[1], ARGV[1])
@@ -19,7 +20,12 @@ if rec.v == 2 then
 else
   cookie = string.sub(rec.i, 1, 2) == 'v:'
 end
-if ARGV[4] == 'owner' and cookie then return 0 end
+if ARGV[4] == 'owner' then
+  if cookie then return 0 end
+  -- Who presents a copy first binds nothing here: only the owner's hand-off does.
+  if redis.call('GET', KEYS[2]) == holder then return 1 end
+  return 0
+end
 if redis.call('SET', KEYS[2], holder, 'NX') then
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
   return 1

@@ -101,6 +101,7 @@ func (b *backend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verd
 		return gatekit.Verdict{}, fmt.Errorf("gate: verify: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+b.cfg.Credential)
 	var out struct {
 		Valid  bool   `json:"valid"`
 		Reason string `json:"reason"`
@@ -113,6 +114,45 @@ func (b *backend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verd
 	}
 	b.held.bind(v.Ticket, holder, v.ExpiresAt)
 	return v, nil
+}
+
+// Redeem takes a hand-off code for its token, server to server, bound to
+// visitor from now on in place of whoever held it. "" when waitroom refuses
+// the code (spent, expired, the turn over).
+func (b *backend) Redeem(ctx context.Context, code, visitor string) (string, error) {
+	holder := holderOf(visitor)
+	tok, err := redeem(ctx, b.cfg, code, holder)
+	if err != nil || tok == "" {
+		return "", err
+	}
+	if v, err := b.jwks.verify(tok); err == nil && v.Ticket != "" {
+		b.held.bind(v.Ticket, holder, v.ExpiresAt)
+	}
+	return tok, nil
+}
+
+// redeem asks waitroom for a hand-off code's token; "" when it refuses the code.
+func redeem(ctx context.Context, cfg Config, code, holder string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"code": code, "room": cfg.Room, "holder": holder})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, cfg.WaitroomURL+"/api/tokens/redeem", bytes.NewReader(body))
+	if err != nil {
+		return "", fmt.Errorf("gate: redeem: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if holder != "" || cfg.Credential != "" {
+		req.Header.Set("Authorization", "Bearer "+cfg.Credential)
+	}
+	var out struct {
+		Token string `json:"token"`
+	}
+	if err := (&backend{cfg: cfg}).do(req, &out); err != nil {
+		var we *waitroomError
+		if errors.As(err, &we) && (we.status == http.StatusBadRequest || we.status == http.StatusConflict) {
+			return "", nil
+		}
+		return "", fmt.Errorf("gate: redeem: %w", err)
+	}
+	return out.Token, nil
 }
 
 // holderOf is the holder waitroom binds a token to for a visitor of this

@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"log"
 	"net/http"
+	"os"
 
 	"github.com/waitroom/waitroom/server/gate/middleware"
 )
@@ -14,9 +15,11 @@ func ExampleNew() {
 	gate, err := middleware.New(middleware.Config{
 		WaitroomURL: "https://wait.example.com",
 		Room:        "drop",
-		Protect:     []string{"/checkout/*", "/api/orders"},
-		Complete:    []string{"/api/orders"},
-		Secure:      true,
+		// The room's shop key: GET /admin/api/rooms/drop/shop-key.
+		Credential: os.Getenv("WAITROOM_SHOP_KEY"),
+		Protect:    []string{"/checkout/*", "/api/orders"},
+		Complete:   []string{"/api/orders"},
+		Secure:     true,
 	})
 	if err != nil {
 		log.Fatal(err)

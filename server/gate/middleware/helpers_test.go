@@ -81,7 +81,7 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 	t.Cleanup(wrSrv.Close)
 
 	cfg := middleware.Config{
-		WaitroomURL: f.wr, Room: room,
+		WaitroomURL: f.wr, Room: room, Credential: keys.ShopKey(room),
 		Protect: []string{"/checkout/*", "/api/orders"}, Complete: []string{"/api/orders"},
 		Meter: f.meter, Now: clock.Now, Context: t.Context(),
 	}

@@ -3,6 +3,7 @@ package middleware_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -46,8 +47,8 @@ func TestMiddlewareRefusesACopiedToken(t *testing.T) {
 		}
 		for name, hdr := range copies {
 			res := f.do(client(nil), "POST", "/api/orders", hdr...)
-			if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(other_holder)") {
-				t.Errorf("%s: %d %s, want 429 other_holder", name, res.status, res.body)
+			if res.status != http.StatusForbidden || !strings.Contains(res.body, `"token_other_holder"`) {
+				t.Errorf("%s: %d %s, want 403 token_other_holder", name, res.status, res.body)
 			}
 		}
 		other := jarClient()
@@ -81,4 +82,54 @@ func TestMiddlewareRefusesATokenItCompleted(t *testing.T) {
 	if res.status != http.StatusTooManyRequests || !strings.Contains(res.body, "(completed)") {
 		t.Errorf("the completed token again: %d %s, want 429 completed", res.status, res.body)
 	}
+}
+
+// Issue 22: a thief with a copy of the token (read from a log, a reseller)
+// presents it at the shop before its owner and holds it. The owner, refused,
+// goes to the waiting page, whose hand-off code (redeemed by the middleware
+// with the shop key) gives the token back to the owner and ends the thief's
+// hold; the spent code opens nothing for anyone else.
+func TestMiddlewareOwnerTakesBackATokenAThiefPresentedFirst(t *testing.T) {
+	both(t, func(t *testing.T, kind string) {
+		f := newFixture(t, kind, func(s *queue.Settings) { s.Capacity = 1 }, nil)
+		tk, tok := f.admit("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")
+		f.clock.Advance(time.Second)
+		f.pause()
+
+		thief := jarClient()
+		if res := f.do(thief, "GET", "/checkout/", "Accept: text/html", "Authorization: Bearer "+tok); res.status != 200 {
+			t.Fatalf("the thief, first: %d %s", res.status, res.body)
+		}
+		owner := jarClient()
+		res := f.do(owner, "GET", "/checkout/", "Accept: text/html", "Authorization: Bearer "+tok)
+		if res.status != http.StatusFound || !strings.HasSuffix(res.header.Get("Location"), "/rooms/"+room) {
+			t.Fatalf("the owner after the thief: %d to %q, want the waiting page", res.status, res.header.Get("Location"))
+		}
+		// The waiting page knows its visitor by waitroom's own cookie and
+		// sends it back with a fresh code.
+		s, _ := f.line.Room(context.Background(), room)
+		v, err := f.line.View(tk, &s)
+		if err != nil || v.RedirectURL == nil {
+			t.Fatalf("view: %v", err)
+		}
+		u, _ := url.Parse(*v.RedirectURL)
+		code := u.Query().Get("wr_code")
+		if code == "" || u.Query().Has("wr_token") {
+			t.Fatalf("redirect_url %q: want a code and no token", *v.RedirectURL)
+		}
+		land := f.do(owner, "GET", "/checkout/?wr_code="+code, "Accept: text/html")
+		if land.status != http.StatusFound || cookie(land, "wr_token") == nil || cookie(land, "wr_token").Value != tok {
+			t.Fatalf("the owner's landing: %d, want 302 with the token as a cookie", land.status)
+		}
+		if res := f.do(owner, "GET", "/checkout/", "Accept: text/html"); res.status != 200 {
+			t.Fatalf("the owner after the hand-off: %d %s", res.status, res.body)
+		}
+		if res := f.do(thief, "GET", "/checkout/", "Accept: application/json", "Authorization: Bearer "+tok); res.status != http.StatusForbidden {
+			t.Errorf("the thief after the hand-off: %d %s, want 403", res.status, res.body)
+		}
+		other := jarClient()
+		if land := f.do(other, "GET", "/checkout/?wr_code="+code, "Accept: text/html"); cookie(land, "wr_token") != nil {
+			t.Error("a spent code set a token")
+		}
+	})
 }

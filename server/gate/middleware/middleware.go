@@ -7,8 +7,9 @@
 //
 // Browsers (HTML accepted) are redirected to the waiting page and come back
 // through the room's target_url, which must point at this server: a GET of
-// any path with ?wr_token= moves the token into a cookie and returns the
-// browser to where it first wanted to go.
+// any path with ?wr_code= (a single-use hand-off code, redeemed server to
+// server for the token) or ?wr_token= moves the token into a cookie and
+// returns the browser to where it first wanted to go.
 //
 // API clients get 429 with Retry-After and their place; they keep cookies
 // and simply ask again. The waitroom cookie of their browser is on another
@@ -23,9 +24,11 @@
 //
 // A token belongs to one visitor: it passes offline when its sub is the
 // hash of this visitor's wr_vid (the middleware entered the line for it);
-// any other token is bound once, online, to the first visitor of this shop
-// that presents it (POST /api/tokens/verify with a holder), and refused to
-// everyone else. The binding is remembered until the token's exp, and so is
+// any other token is bound, online, to the visitor that redeemed its hand-off
+// code, or else to the first visitor of this shop that presents it (POST
+// /api/tokens/verify with a holder, authenticated with Credential), and
+// refused to everyone else. An owner refused because a copy came first goes
+// to the waiting page, whose fresh hand-off code takes the token back. The binding is remembered until the token's exp, and so is
 // every token this middleware completed, which it refuses from then on.
 package middleware
 
@@ -54,6 +57,11 @@ type Config struct {
 	Issuer string
 	// Room is the room whose line guards this server.
 	Room string
+	// Credential is the room's shop key (GET /admin/api/rooms/{room}/shop-key
+	// with the admin token), sent as Authorization: Bearer when the middleware
+	// binds a token to one of its visitors or redeems a hand-off code for
+	// one: waitroom makes those bindings only for the shop. Required.
+	Credential string
 	// Protect are the paths that need a token (path.Match patterns, a
 	// trailing "/*" covers everything below); empty guards every request
 	// that reaches the middleware.
@@ -78,6 +86,8 @@ type Config struct {
 	Now     func() time.Time // checks token times; default time.Now
 	Context context.Context  // ends the JWKS refresh; default Background
 }
+
+var errNoCredential = errors.New("credential: required: the room's shop key (GET /admin/api/rooms/{room}/shop-key)")
 
 // Meter measures the protected handler: in flight and latency.
 type Meter = gatekit.Meter
@@ -155,6 +165,10 @@ func (cfg *Config) defaults() error {
 	}
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
+	}
+	if cfg.Credential == "" {
+		// Checked last: a Verifier needs no credential and takes the rest.
+		return errNoCredential
 	}
 	return nil
 }

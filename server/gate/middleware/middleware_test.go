@@ -243,7 +243,7 @@ func TestMiddlewareAdmitsAnAPIClientThatAsksAgain(t *testing.T) {
 }
 
 func TestMiddlewareWaitroomDown(t *testing.T) {
-	mw, err := middleware.New(middleware.Config{WaitroomURL: "http://127.0.0.1:1", Room: room, Context: t.Context()})
+	mw, err := middleware.New(middleware.Config{WaitroomURL: "http://127.0.0.1:1", Room: room, Credential: "wrs_test", Context: t.Context()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestMiddlewareWaitroomDown(t *testing.T) {
 }
 
 func TestNewChecksItsConfig(t *testing.T) {
-	good := middleware.Config{WaitroomURL: "https://wait.example.com/", Room: room}
+	good := middleware.Config{WaitroomURL: "https://wait.example.com/", Room: room, Credential: "wrs_test"}
 	if _, err := middleware.New(good); err != nil {
 		t.Fatal(err)
 	}
@@ -267,6 +267,7 @@ func TestNewChecksItsConfig(t *testing.T) {
 		"relative":       func(c *middleware.Config) { c.WaitroomURL = "/waitroom" },
 		"bad public url": func(c *middleware.Config) { c.PublicURL = "ftp://x" },
 		"no room":        func(c *middleware.Config) { c.Room = "" },
+		"no credential":  func(c *middleware.Config) { c.Credential = "" },
 		"bad protect":    func(c *middleware.Config) { c.Protect = []string{"checkout"} },
 		"bad complete":   func(c *middleware.Config) { c.Complete = []string{"/[x"} },
 	}

@@ -3,6 +3,7 @@ package echomw_test
 import (
 	"log"
 	"net/http"
+	"os"
 
 	"github.com/labstack/echo/v4"
 
@@ -15,8 +16,10 @@ func ExampleMiddleware() {
 	gate, err := echomw.Middleware(middleware.Config{
 		WaitroomURL: "https://wait.example.com",
 		Room:        "drop",
-		Complete:    []string{"/checkout/orders"},
-		Secure:      true,
+		// The room's shop key: GET /admin/api/rooms/drop/shop-key.
+		Credential: os.Getenv("WAITROOM_SHOP_KEY"),
+		Complete:   []string{"/checkout/orders"},
+		Secure:     true,
 	})
 	if err != nil {
 		log.Fatal(err)
