@@ -63,7 +63,9 @@ func parseRecord(s string) (record, error) {
 // bucketStates are this release's record states (lua/record.lua).
 var bucketStates = map[byte]string{'W': "waiting", 'A': "admitted", 'S': "scheduled", 'E': "expired"}
 
-var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed"}
+// reasons are the reason letters (lua/record.lua); an admitted record's
+// "v" (its visitor arrived) is no reason.
+var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed", "n": "no_show", "i": "idle"}
 
 // parseBucketRecord reads this release's record:
 // <S><entered: 8 base-36>< entry position>|<admitted-entered>|<orderable-admitted>|<expires-orderable>|<reason>|<tail: 10 bytes><packed identity>
