@@ -66,18 +66,13 @@ type Stats struct {
 	Active    int64 `json:"active"`    // admission slots in use, Held included
 	// Held are slots held after Redis lost its data, for entry tokens issued
 	// before the loss, until the latest of them has expired (RestoreRoom).
-	Held           int64 `json:"held,omitempty"`
-	EnteredTotal   int64 `json:"entered_total"`
-	AdmittedTotal  int64 `json:"admitted_total"`
-	AbandonedTotal int64 `json:"abandoned_total"`
-	ExpiredTotal   int64 `json:"expired_total"`
-	CompletedTotal int64 `json:"completed_total"`
-	// NoShowTotal and IdleTotal are the slots freed (and counted in
-	// ExpiredTotal) because the visitor never came to checkout within
-	// arrival_window_s, or came and then went quiet for idle_after_s.
-	NoShowTotal  int64   `json:"no_show_total"`
-	IdleTotal    int64   `json:"idle_total"`
-	AdmittedRate float64 `json:"admitted_rate"` // per second over the last minute
+	Held           int64   `json:"held,omitempty"`
+	EnteredTotal   int64   `json:"entered_total"`
+	AdmittedTotal  int64   `json:"admitted_total"`
+	AbandonedTotal int64   `json:"abandoned_total"`
+	ExpiredTotal   int64   `json:"expired_total"`
+	CompletedTotal int64   `json:"completed_total"`
+	AdmittedRate   float64 `json:"admitted_rate"` // per second over the last minute
 }
 
 // TickResult is what one admission tick did.
