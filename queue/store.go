@@ -73,6 +73,12 @@ type Stats struct {
 	ExpiredTotal   int64   `json:"expired_total"`
 	CompletedTotal int64   `json:"completed_total"`
 	AdmittedRate   float64 `json:"admitted_rate"` // per second over the last minute
+
+	// NoShowTotal and IdleTotal are the slots freed (and counted in
+	// ExpiredTotal) because the visitor never came to checkout within
+	// arrival_window_s, or came and then went quiet for idle_after_s.
+	NoShowTotal int64 `json:"no_show_total"`
+	IdleTotal   int64 `json:"idle_total"`
 }
 
 // TickResult is what one admission tick did.
