@@ -55,6 +55,9 @@ func parseRecord(s string) (record, error) {
 		nums[i] = float64(n)
 	}
 	rec.State, rec.Reason, rec.Identity = states[f[0][0]], f[7], f[8]
+	if rec.Reason == "arrived" { // an admitted ticket's mark (lua/record.lua), no reason
+		rec.Reason = ""
+	}
 	rec.Seq, rec.Entered, rec.EntryPos = nums[0], nums[1], nums[2]
 	rec.Admitted, rec.Orderable, rec.Expires = nums[3], nums[4], nums[5]
 	return rec, nil

@@ -89,9 +89,11 @@ local function decode(raw)
   if r == '' then r = nil end
   local st = (c == 'w' and 'waiting') or (c == 'a' and 'admitted') or (c == 's' and 'scheduled') or 'expired'
   -- Numbers stay strings ('' when unset): encode writes them back as they
-  -- are; compare them through tonumber. Admitted before arrivals were
-  -- kept: counted arrived (never a no-show).
-  return {v = 1, st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i, ar = true}
+  -- are; compare them through tonumber. An admitted one's reason
+  -- "arrived" marks its visitor arrived (arrive.lua).
+  local ar = r == 'arrived'
+  if ar then r = nil end
+  return {v = 1, st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i, ar = ar}
 end
 
 local function num(v)
@@ -113,7 +115,8 @@ local function encode(rec)
       times .. '|' .. r .. '|' .. rec.t .. rec.i
   end
   return string.sub(rec.st, 1, 1) .. rec.t .. '|' .. num(rec.s) .. '|' .. num(rec.e) .. '|' .. num(rec.p) .. '|' ..
-    num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' .. (rec.r or '') .. '|' .. rec.i
+    num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' ..
+    (rec.r or (rec.ar and rec.st == 'admitted' and 'arrived') or '') .. '|' .. rec.i
 end
 
 -- hex is a tail's 20 hex digits.
