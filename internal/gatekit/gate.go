@@ -206,7 +206,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		}
 		// The waiting page enters the visitor itself, with waitroom's own
 		// cookie: a redirect that is not followed costs the line nothing.
-		g.toWaitingPage(w, r)
+		g.toWaitingPageAfter(w, r, refused)
 		return
 	}
 	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))

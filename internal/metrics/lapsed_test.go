@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/metrics"
-	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/redisstore"
+	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/queue"
 )
 
