@@ -826,6 +826,8 @@ var clientKeys = []string{
 	"accept.reason.sold_out", "accept.recovered",
 	"full.retry.one", "full.retry.other",
 	"scheduled.body", "scheduled.countdown", "scheduled.drawing",
+	"expired.heading", "expired.body", "expired.no_show.heading", "expired.no_show.body",
+	"expired.idle.heading", "expired.idle.body",
 }
 
 // InCatalogue reports whether s is one of lang's catalogue strings, such as
