@@ -82,10 +82,24 @@ const IdleStep = 4
 // arrives: the end of its arrival window (arrival_window_s after
 // orderable, ms), or its expiry when that comes first or the window is off.
 func SlotDeadline(s *Settings, orderable, expires int64) int64 {
-	if s.ArrivalWindowS <= 0 {
+	w := max(s.ArrivalWindowS, -s.ArrivalWindowS) // negative while held (HoldLapses)
+	if w == 0 {
 		return expires
 	}
-	return min(expires, orderable+s.ArrivalWindowS*1000)
+	return min(expires, orderable+w*1000)
+}
+
+// HoldLapses marks a tick's settings for a time when arrivals cannot be
+// seen (degraded mode: the gate verifies offline, nothing is recorded), and
+// a while after: a negative arrival window, so the tick gives a slot that
+// falls due before its expiry a new deadline (now + the window, or
+// idle_after_s and a quarter) instead of taking it from a visitor who may
+// be at checkout.
+func HoldLapses(s *Settings) {
+	if s.ArrivalWindowS <= 0 && s.IdleAfterS <= 0 {
+		return
+	}
+	s.ArrivalWindowS = -max(s.ArrivalWindowS, s.IdleAfterS+s.IdleAfterS/IdleStep, 1)
 }
 
 // IdleDeadline is the slot's deadline after a visit at now (ms) with an

@@ -167,3 +167,31 @@ func testIdleVisitorsLoseTheSlot(t *testing.T, target Open) {
 		t.Fatalf("stats: %+v %v", st, err)
 	}
 }
+
+// While arrivals cannot be seen (degraded mode: the gate lets tokens pass
+// offline and records nothing), a slot falling due before its expiry gets
+// a new deadline instead of going to the next in line.
+func testLapsesWaitWhileArrivalsCannotBeSeen(t *testing.T, target Open) {
+	f := newFixture(t, target, noJitter)
+	s := f.room(t, "sale", func(s *queue.Settings) { s.Capacity, s.ArrivalWindowS, s.AbandonAfterS = 1, 60, 3600 })
+	a, _ := f.admitted(t, "sale", "v:a")
+	f.enter(t, "sale", "v:b")
+	held := s
+	queue.HoldLapses(&held)
+	f.at(61 * time.Second)
+	r, err := f.line.Tick(context.Background(), "sale", &held)
+	if err != nil || r.Reclaimed != 0 || len(r.Admitted) != 0 {
+		t.Fatalf("a held tick: %+v %v", r, err)
+	}
+	if ok, why := f.active(t, "sale", a.ID); !ok {
+		t.Fatalf("a after a held tick: %q", why)
+	}
+	f.at(121*time.Second - time.Millisecond)
+	if r := f.tick(t, "sale"); r.Reclaimed != 0 {
+		t.Fatalf("a lapsed before its new deadline: %+v", r)
+	}
+	f.at(121 * time.Second)
+	if r := f.tick(t, "sale"); r.NoShows != 1 || len(r.Admitted) != 1 {
+		t.Fatalf("a at its new deadline: %+v", r)
+	}
+}

@@ -91,6 +91,7 @@ var cases = []struct {
 	{"NoShowsLoseTheSlotToTheNextInLine", testNoShowsLoseTheSlotToTheNextInLine},
 	{"ArrivingKeepsTheSlot", testArrivingKeepsTheSlot},
 	{"IdleVisitorsLoseTheSlot", testIdleVisitorsLoseTheSlot},
+	{"LapsesWaitWhileArrivalsCannotBeSeen", testLapsesWaitWhileArrivalsCannotBeSeen},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

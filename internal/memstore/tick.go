@@ -62,11 +62,18 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 
 	// A slot's score is its deadline: its expiry, or earlier while its
 	// visitor has not arrived (arrival_window_s) or has gone idle.
-	expired := oldest(r.active, n, true, queue.MaxScan)
+	due := oldest(r.active, n, true, queue.MaxScan)
+	var expired []string
 	var noShows, idle int64
-	for _, id := range expired {
+	hold, window := st.ArrivalWindowS < 0, max(st.ArrivalWindowS, -st.ArrivalWindowS)*1000
+	for _, id := range due {
 		reason := vocab.ReasonReclaimed
-		if rec := r.tickets[id]; rec != nil && r.active[id] < rec.expires {
+		rec := r.tickets[id]
+		if rec != nil && r.active[id] < rec.expires {
+			if hold { // arrivals could not be seen: a new deadline, not a lapse
+				r.active[id] = min(rec.expires, n+window)
+				continue
+			}
 			reason = queue.LapseReason(rec.arrived)
 			if rec.arrived {
 				idle++
@@ -74,6 +81,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 				noShows++
 			}
 		}
+		expired = append(expired, id)
 		delete(r.active, id)
 		r.finish([]string{id}, reason, n)
 	}
@@ -128,7 +136,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			}
 			o := n + j.Milliseconds()
 			rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
-			r.active[w.id] = queue.SlotDeadline(st, o, rec.expires)
+			r.active[w.id] = queue.SlotDeadline(st, o, rec.expires) // |window| when held
 			res.Admitted = append(res.Admitted, w.id)
 			adm = append(adm, queue.Admitted{ID: w.id, At: time.UnixMilli(n), Orderable: time.UnixMilli(o), Expires: time.UnixMilli(rec.expires)})
 			res.Waits = append(res.Waits, time.Duration(n-rec.entered)*time.Millisecond)

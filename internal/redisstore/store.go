@@ -320,7 +320,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,
 		ms(now) - st.AbandonAfterS*1000, paused, st.SessionTTLS * 1000, queue.MaxScan,
 		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events, ms(now.Add(-queue.EndedKept)),
-		max(st.ArrivalWindowS, 0) * 1000,
+		st.ArrivalWindowS * 1000, // negative: lapse nobody early (queue.HoldLapses)
 	}
 	for i := int64(0); i < st.BatchSize; i++ {
 		var j time.Duration

@@ -40,7 +40,9 @@
 -- ARGV[12] arrival window (ms; 0: off): an admitted slot's score in active is
 --   its deadline, orderable + this window until its visitor arrives
 --   (arrive.lua), never past its expiry; one reclaimed before its expiry
---   lapsed: no_show (never arrived) or idle (arrived, then went quiet)
+--   lapsed: no_show (never arrived) or idle (arrived, then went quiet).
+--   Negative: arrivals could not be seen (degraded mode, and a while
+--   after): a slot due before its expiry gets now + |window| instead
 -- ARGV[13..] one jitter (ms) per admission slot, at least batch size of them
 -- ARGV[13 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
 -- Returns {reclaimed, abandoned, purged, no-shows, idle, then for each
@@ -49,6 +51,8 @@ local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
 local window = tonumber(ARGV[12])
+local hold = window < 0 -- while arrivals cannot be seen: lapse nobody early
+if hold then window = -window end
 local base = KEYS[11]
 local removed = {} -- scores taken out of q (positions)
 
@@ -317,23 +321,34 @@ end
 local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'WITHSCORES', 'LIMIT', 0, maxscan)
 local expired, no_shows, idles = {}, 0, 0
 if #due > 0 then
-  local deadline = {}
+  local members, deadline = {}, {}
   for i = 1, #due, 2 do
-    expired[#expired + 1] = due[i]
-    deadline[#expired] = tonumber(due[i + 1])
+    members[#members + 1] = due[i]
+    deadline[#members] = tonumber(due[i + 1])
   end
-  redis.call('ZREM', KEYS[3], unpack(expired))
-  local recs, keys = records(expired)
-  local whys = {}
-  for i = 1, #expired do
+  local recs, keys = records(members)
+  local whys, erecs, ekeys, held = {}, {}, {}, {}
+  for i, m in ipairs(members) do
     local rec, why = recs[i], 'reclaimed'
-    if rec and rec.x and rec.x ~= '' and deadline[i] < tonumber(rec.x) then
-      if rec.ar then why = 'idle'; idles = idles + 1 else why = 'no_show'; no_shows = no_shows + 1 end
+    local x = rec and rec.x and rec.x ~= '' and tonumber(rec.x)
+    if x and deadline[i] < x then
+      why = rec.ar and 'idle' or 'no_show'
     end
-    whys[i] = why
+    if why ~= 'reclaimed' and hold then
+      -- Arrivals could not be seen (degraded): a new deadline, not a lapse.
+      held[#held + 1], held[#held + 2] = math.min(x, now + window), m
+    else
+      if why == 'idle' then idles = idles + 1 elseif why == 'no_show' then no_shows = no_shows + 1 end
+      expired[#expired + 1] = m
+      whys[#expired], erecs[#expired], ekeys[#expired] = why, rec, keys[i]
+    end
   end
-  finish(expired, whys, recs, keys)
-  redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
+  if #held > 0 then redis.call('ZADD', KEYS[3], 'XX', unpack(held)) end
+  if #expired > 0 then
+    redis.call('ZREM', KEYS[3], unpack(expired))
+    finish(expired, whys, erecs, ekeys)
+    redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
+  end
   if no_shows > 0 then redis.call('HINCRBY', KEYS[6], 'no_show_total', no_shows) end
   if idles > 0 then redis.call('HINCRBY', KEYS[6], 'idle_total', idles) end
 end
@@ -445,7 +460,7 @@ if not paused then
         rec.st, rec.a, rec.o, rec.x = 'admitted', now, o, o + ttl
         marked[#marked + 1] = i
         local d = o + ttl
-        if window > 0 and o + window < d then d = o + window end
+        if window > 0 and o + window < d then d = o + window end -- |window| when held
         z[#z + 1], z[#z + 2] = d, m
         admitted[#admitted + 1] = idof(m, rec)
         waits[#waits + 1] = now - tonumber(rec.e)
