@@ -322,10 +322,16 @@ func (a *Admitter) effective(s Settings) Settings {
 	if a.Degraded() {
 		a.lastDegraded = now
 		s.Paused, s.AbandonAfterS = true, neverAbandon
+		HoldLapses(&s)
 		return s
 	}
 	if !a.lastDegraded.IsZero() && now.Sub(a.lastDegraded) < time.Duration(s.AbandonAfterS)*time.Second {
 		s.AbandonAfterS = neverAbandon
+	}
+	// Admitted visitors passed the gate offline meanwhile, unseen: their
+	// slots lapse only a full window after the recovery.
+	if !a.lastDegraded.IsZero() && now.Sub(a.lastDegraded) < time.Duration(max(s.ArrivalWindowS, s.IdleAfterS))*time.Second {
+		HoldLapses(&s)
 	}
 	return s
 }

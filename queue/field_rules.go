@@ -12,6 +12,7 @@ const (
 	RuleBetween        Rule = "between"          // min, max
 	RuleBetweenNoLimit Rule = "between_no_limit" // max; 0 is no limit
 	RuleBetweenNoCap   Rule = "between_no_cap"   // max; 0 is no cap
+	RuleBetweenOff     Rule = "between_off"      // max; 0 is off
 	RuleMaxChars       Rule = "max_chars"        // n
 	RuleMinChars       Rule = "min_chars"        // n; when set at all
 	RuleMaxItems       Rule = "max_items"        // n
@@ -60,7 +61,7 @@ const (
 
 // Rules lists every Rule, for catalogues to cover.
 var Rules = []Rule{
-	RuleBetween, RuleBetweenNoLimit, RuleBetweenNoCap, RuleMaxChars, RuleMinChars, RuleMaxItems, RuleOneOf,
+	RuleBetween, RuleBetweenNoLimit, RuleBetweenNoCap, RuleBetweenOff, RuleMaxChars, RuleMinChars, RuleMaxItems, RuleOneOf,
 	RuleBeforeEndsAt, RuleDateTime, RuleColour, RuleRequired, RuleURLChars, RuleURL, RuleURLScheme, RuleURLHost,
 	RuleURLUserInfo, RuleURLAbsolute, RuleURLOrPath, RuleOrigin, RuleOriginBare, RuleOriginAsSent,
 	RuleAdaptiveNeeded, RulePrometheusURL, RuleNeededBySignal, RulePositiveSignal, RulePositive,

@@ -432,11 +432,13 @@ func (l *Line) Token(t Ticket) (string, error) {
 type Verdict struct {
 	Valid  bool
 	Claims token.EntryClaims
-	Reason string // empty when valid: malformed, forged, wrong_room, expired, not_yet_valid, completed, reclaimed, left, unknown
+	Reason string // empty when valid: malformed, forged, wrong_room, expired, not_yet_valid, completed, reclaimed, no_show, idle, left, unknown
 }
 
 // Verify checks a token's signature, times and room, then that its slot is
-// still held, so completed and reclaimed tokens stop verifying at once.
+// still held, so completed and reclaimed tokens stop verifying at once. A
+// token verified is its visitor arriving at checkout (Tickets.Arrive): the
+// gate, forward auth and POST /api/tokens/verify all come through here.
 func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
 	now := l.clock.Now()
 	c, err := l.keys.Verify(tok, now)
@@ -449,7 +451,8 @@ func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
 	if !ValidRoomID(c.Room) {
 		return Verdict{Claims: c, Reason: "forged"}, nil
 	}
-	ok, reason, err := l.store.Active(ctx, c.Room, c.TicketID, now)
+	// A token shown here is its visitor at checkout: the slot is used.
+	ok, reason, err := l.store.Arrive(ctx, c.Room, c.TicketID, now, l.idleAfter(ctx, c.Room))
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -457,6 +460,16 @@ func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
 		return Verdict{Claims: c, Reason: reason}, nil
 	}
 	return Verdict{Valid: true, Claims: c}, nil
+}
+
+// idleAfter is the room's idle_after_s, from the settings cached by the
+// admission loop; a room that cannot be read has none.
+func (l *Line) idleAfter(ctx context.Context, room string) time.Duration {
+	s, err := l.Room(ctx, room)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(s.IdleAfterS) * time.Second
 }
 
 // Complete frees the slot of a valid token's ticket.

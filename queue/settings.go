@@ -89,6 +89,11 @@ type Settings struct {
 	SoldOutMessage LocalText `json:"sold_out_message,omitzero"`
 	// MaxWaiting is the most people in line; 0 is no limit.
 	MaxWaiting int64 `json:"max_waiting,omitempty"`
+	// ArrivalWindowS: an admitted visitor who has not come to checkout this
+	// long after orderable_at loses the slot (0: off). IdleAfterS: one who
+	// came and then made no request at the gate this long loses it (0: off).
+	ArrivalWindowS int64 `json:"arrival_window_s"`
+	IdleAfterS     int64 `json:"idle_after_s"`
 }
 
 // Method is a room's queueing method (internal/vocab defines them).
@@ -130,6 +135,11 @@ func (b BotProtection) PowOn() bool { return b.ProofOfWork != ProofOfWorkOff }
 
 func ptr[T any](v T) *T { return &v }
 
+// DefaultArrivalWindowS is how long a new room's admitted visitor has to
+// come to checkout after orderable_at: a squatter's slot lasts this long,
+// not session_ttl_s.
+const DefaultArrivalWindowS = 60
+
 // MinAbandonAfterS is the shortest abandon_after_s: open push connections
 // renew a waiter's sign of life every 10 s.
 const MinAbandonAfterS = 20
@@ -152,6 +162,7 @@ func DefaultSettings() Settings {
 		JitterMS:        1000,
 		SessionTTLS:     300,
 		AbandonAfterS:   30,
+		ArrivalWindowS:  DefaultArrivalWindowS,
 		Tiers:           DefaultTiers(),
 		TargetURL:       "/checkout-not-configured",
 		Activation:      ActivationAlways,
@@ -281,6 +292,14 @@ func between(field string, v, lo, hi int64) error {
 	return nil
 }
 
+// betweenOff: 0 (off) to hi.
+func betweenOff(field string, v, hi int64) error {
+	if v < 0 || v > hi {
+		return fieldErr(field, RuleBetweenOff, "must be between 0 (off) and %d", hi).with("max", hi)
+	}
+	return nil
+}
+
 func atMost(field string, v string, n int) error {
 	if len(v) > n {
 		return fieldErr(field, RuleMaxChars, "must be at most %d characters", n).with("n", n)
@@ -367,6 +386,12 @@ var SettingFields = []SettingField{
 	{Name: "abandon_after_s", Section: SectionPace, Kind: KindNumber, Help: true,
 		Doc:   "a waiter with no sign of life this long loses the place; at least 20 and twice the longest tier interval",
 		check: func(s *Settings) error { return between("abandon_after_s", s.AbandonAfterS, 1, 86_400) }},
+	{Name: "arrival_window_s", Section: SectionPace, Kind: KindNumber, Help: true,
+		Doc:   "an admitted visitor who has not arrived at checkout this long after `orderable_at` loses the slot to the next in line and the token stops verifying; arriving is the first pass through the gate, forward auth or the Go middleware, or a `POST /api/tokens/verify` of the token; 0 is off (a checkout that only verifies offline through the JWKS must turn it off or call verify once)",
+		check: func(s *Settings) error { return betweenOff("arrival_window_s", s.ArrivalWindowS, 86_400) }},
+	{Name: "idle_after_s", Section: SectionPace, Kind: KindNumber, Help: true,
+		Doc:   "an admitted visitor who arrived and then made no request through the gate or forward auth (nor a verify of the token) this long loses the slot; 0 is off",
+		check: func(s *Settings) error { return betweenOff("idle_after_s", s.IdleAfterS, 86_400) }},
 	{Name: "tiers", Section: SectionPace, Kind: KindTiers, Help: true,
 		Doc:   "`[{\"max_position\": n or null, \"interval_ms\": n}]`: how often a waiter at or below `max_position` hears of its place; the last open-ended",
 		check: func(s *Settings) error { return validateTiers(s.Tiers) }},

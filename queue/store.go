@@ -73,6 +73,12 @@ type Stats struct {
 	ExpiredTotal   int64   `json:"expired_total"`
 	CompletedTotal int64   `json:"completed_total"`
 	AdmittedRate   float64 `json:"admitted_rate"` // per second over the last minute
+
+	// NoShowTotal and IdleTotal are the slots freed (and counted in
+	// ExpiredTotal) because the visitor never came to checkout within
+	// arrival_window_s, or came and then went quiet for idle_after_s.
+	NoShowTotal int64 `json:"no_show_total"`
+	IdleTotal   int64 `json:"idle_total"`
 }
 
 // TickResult is what one admission tick did.
@@ -82,6 +88,9 @@ type TickResult struct {
 	Abandoned int64
 	Reclaimed int64
 	Purged    int64 // ended tickets deleted after their grace period
+	// NoShows and Idle are the reclaimed slots (counted in Reclaimed too)
+	// that lapsed before their session's end: never used, or left idle.
+	NoShows, Idle int64
 }
 
 // The ports: what the line needs of a store. internal/redisstore keeps them in
@@ -128,6 +137,13 @@ type Tickets interface {
 	Complete(ctx context.Context, room, ticketID string, now time.Time) error
 	// Active reports whether an admitted ticket still holds a slot, or why not.
 	Active(ctx context.Context, room, ticketID string, now time.Time) (bool, string, error)
+	// Arrive is Active for a visit to checkout with the ticket's token. An
+	// admitted slot lasts until the earliest of its expiry, its arrival
+	// deadline (orderable_at + arrival_window_s, until the first Arrive)
+	// and, with idle > 0, its idle deadline (the last Arrive + idle, moved
+	// only when it gains at least idle/IdleStep, so that a busy visitor
+	// costs one write per that long, not one per request).
+	Arrive(ctx context.Context, room, ticketID string, now time.Time, idle time.Duration) (bool, string, error)
 	// Hold reports whether holder may use the ticket's entry token, binding
 	// it to holder when nobody holds it yet (HoldOwner, HoldFirst).
 	Hold(ctx context.Context, room, ticketID, holder string, mode HoldMode, ttl time.Duration) (bool, error)

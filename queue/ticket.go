@@ -70,3 +70,62 @@ func (t *Ticket) Settle(now time.Time) {
 		t.State, t.Reason = StateExpired, "abandoned"
 	}
 }
+
+// IdleStep: an idle deadline is set idle_after_s + idle_after_s/IdleStep
+// after a visit, and moved (a store write) only when it would gain at least
+// idle_after_s/IdleStep: a busy visitor costs one write per quarter of
+// idle_after_s, and a quiet one lapses after between idle_after_s and 5/4
+// of it without a request, never sooner.
+const IdleStep = 4
+
+// SlotDeadline is when an admitted ticket's slot lapses unless its visitor
+// arrives: the end of its arrival window (arrival_window_s after
+// orderable, ms), or its expiry when that comes first or the window is off.
+func SlotDeadline(s *Settings, orderable, expires int64) int64 {
+	w := max(s.ArrivalWindowS, -s.ArrivalWindowS) // negative while held (HoldLapses)
+	if w == 0 {
+		return expires
+	}
+	return min(expires, orderable+w*1000)
+}
+
+// HoldLapses marks a tick's settings for a time when arrivals cannot be
+// seen (degraded mode: the gate verifies offline, nothing is recorded), and
+// a while after: a negative arrival window, so the tick gives a slot that
+// falls due before its expiry a new deadline (now + the window, or
+// idle_after_s and a quarter) instead of taking it from a visitor who may
+// be at checkout.
+func HoldLapses(s *Settings) {
+	if s.ArrivalWindowS <= 0 && s.IdleAfterS <= 0 {
+		return
+	}
+	s.ArrivalWindowS = -max(s.ArrivalWindowS, s.IdleAfterS+s.IdleAfterS/IdleStep, 1)
+}
+
+// IdleDeadline is the slot's deadline after a visit at now (ms) with an
+// idle limit of idle ms (IdleStep): its expiry when idle is 0.
+func IdleDeadline(now, idle, expires int64) int64 {
+	if idle <= 0 {
+		return expires
+	}
+	return min(expires, now+idle+idle/IdleStep)
+}
+
+// MoveIdle reports whether a visit moves the slot's deadline from cur to
+// want: it differs by at least idle/IdleStep (a visitor who arrived before
+// idle_after_s was set gets the new deadline at its next visit).
+func MoveIdle(cur, want, idle int64) bool {
+	d := want - cur
+	if d < 0 {
+		d = -d
+	}
+	return d > 0 && d >= idle/IdleStep
+}
+
+// LapseReason is why a slot that lapsed before its expiry ended.
+func LapseReason(arrived bool) string {
+	if arrived {
+		return vocab.ReasonIdle
+	}
+	return vocab.ReasonNoShow
+}

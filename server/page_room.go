@@ -34,6 +34,9 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, lo
 			}
 			return c.Redirect(http.StatusSeeOther, acceptURL(room)+langQuery(c))
 		}
+		if done, err := lapsedPage(c, line, room); done {
+			return err
+		}
 		t, s, err := takePlace(c, line, ids, g, local, room, "", "", false)
 		lang := pageLang(c)
 		if errors.Is(err, queue.ErrProofRequired) {

@@ -47,6 +47,9 @@ type AdminPoint struct {
 	EntriesPerS   *float64 `json:"entries_per_s"`
 	AbandonedPerS *float64 `json:"abandoned_per_s"`
 	TailETAS      *float64 `json:"tail_eta_s"`
+	// Slots freed as no-shows (arrival_window_s) and as idle (idle_after_s).
+	NoShowsPerMin *float64 `json:"no_shows_per_min"`
+	IdlePerMin    *float64 `json:"idle_per_min"`
 }
 
 // AdminRoomView is one room, live.
@@ -254,6 +257,14 @@ func AdminFormatRate(lang Lang, v *float64) string {
 		return T(lang, "admin.na")
 	}
 	return withPlaceholders(T(lang, "admin.unit.per_s"), "n", formatDecimal(lang, *v))
+}
+
+// AdminFormatPerMin is a rate per minute, as web/admin_format.ts formatPerMin.
+func AdminFormatPerMin(lang Lang, v *float64) string {
+	if v == nil {
+		return T(lang, "admin.na")
+	}
+	return withPlaceholders(T(lang, "admin.unit.per_min"), "n", formatDecimal(lang, *v))
 }
 
 // AdminFormatSeconds shows a duration in seconds: under two minutes in

@@ -264,6 +264,16 @@ func (p WaitingProps) checkAgainURL() string {
 	return "/rooms/" + url.PathEscape(p.Room) + "?lang=" + url.QueryEscape(string(p.Lang))
 }
 
+// expiredKey is the catalogue key of the expired block's part ("heading",
+// "body") for an ended ticket's reason: a slot that lapsed unused (no_show)
+// or idle says so, anything else is a place that expired.
+func expiredKey(reason, part string) string {
+	if vocab.Lapsed(reason) {
+		return "expired." + reason + "." + part
+	}
+	return "expired." + part
+}
+
 // enterAgainURL starts over in the same room and language.
 func (p WaitingProps) enterAgainURL() string {
 	return "/rooms/" + url.PathEscape(p.Room) + "?again=1&lang=" + url.QueryEscape(string(p.Lang))

@@ -35,6 +35,13 @@ function defs(strings: Strings): Record<string, ChartDef> {
       unit: "admin.axis.per_s",
       decimals: 1,
     },
+    lapsed: {
+      fields: ["no_shows_per_min", "idle_per_min"],
+      labels: [t(strings, "admin.stat.no_show_rate"), t(strings, "admin.stat.idle_rate")],
+      colors: ["#b42318", "#8a5300"],
+      unit: "admin.axis.per_min",
+      decimals: 1,
+    },
     eta: {
       fields: ["tail_eta_s"],
       labels: [t(strings, "admin.stat.tail_eta")],

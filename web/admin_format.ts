@@ -35,6 +35,12 @@ export function formatRate(v: number | null | undefined, strings: Strings, lang:
   return fill(t(strings, "admin.unit.per_s"), { n: oneDecimal(v, lang) });
 }
 
+/** formatPerMin: "2/min" with one decimal, or n/a (templates.AdminFormatPerMin). */
+export function formatPerMin(v: number | null | undefined, strings: Strings, lang: string): string {
+  if (v === null || v === undefined || !Number.isFinite(v)) return t(strings, "admin.na");
+  return fill(t(strings, "admin.unit.per_min"), { n: oneDecimal(v, lang) });
+}
+
 /** formatSeconds: under two minutes in seconds, under two hours in minutes, else hours; or n/a. */
 export function formatSeconds(v: number | null | undefined, strings: Strings, lang: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return t(strings, "admin.na");

@@ -4,7 +4,7 @@ import { Series, SPAN_MS } from "./admin_series";
 import { Point } from "./admin_types";
 
 function pt(t: number, waiting = 0, rate: number | null = null): Point {
-  return { t, waiting, active: 0, capacity: 10, admitted_per_s: rate, entries_per_s: null, abandoned_per_s: null, tail_eta_s: null };
+  return { t, waiting, active: 0, capacity: 10, admitted_per_s: rate, entries_per_s: null, abandoned_per_s: null, no_shows_per_min: null, idle_per_min: null, tail_eta_s: null };
 }
 
 test("a repeated or older sample is not added twice", () => {

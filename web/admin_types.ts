@@ -27,6 +27,8 @@ export interface Point {
   admitted_per_s: number | null;
   entries_per_s: number | null;
   abandoned_per_s: number | null;
+  no_shows_per_min: number | null;
+  idle_per_min: number | null;
   tail_eta_s: number | null;
 }
 

@@ -1,7 +1,7 @@
 // Puts live views into the page the server rendered, element by element, so
 // what a viewer is typing or pointing at stays put.
 
-import { fill, formatActive, formatCount, formatRate, formatSeconds, stateText, Strings, t } from "./admin_format";
+import { fill, formatActive, formatCount, formatPerMin, formatRate, formatSeconds, stateText, Strings, t } from "./admin_format";
 import { Health, Overview, RoomSummary, RoomView } from "./admin_types";
 
 export class View {
@@ -30,6 +30,8 @@ export class View {
     this.text("stat-admitted-rate", formatRate(p.admitted_per_s, s, lang), p.admitted_per_s);
     this.text("stat-entry-rate", formatRate(p.entries_per_s, s, lang), p.entries_per_s);
     this.text("stat-abandon-rate", formatRate(p.abandoned_per_s, s, lang), p.abandoned_per_s);
+    this.text("stat-no-show-rate", formatPerMin(p.no_shows_per_min, s, lang), p.no_shows_per_min);
+    this.text("stat-idle-rate", formatPerMin(p.idle_per_min, s, lang), p.idle_per_min);
     this.text("stat-tail-eta", formatSeconds(p.tail_eta_s, s, lang));
     this.text("stat-wait-p50", formatSeconds(v.wait_p50_s, s, lang));
     this.text("stat-wait-p95", formatSeconds(v.wait_p95_s, s, lang));

@@ -119,6 +119,7 @@ function main(): void {
     }
     // The full page's link leads to the standalone page: not in a frame.
     page.el("full-again")?.remove();
+    if (t.state === "expired") page.renderExpired(t.reason);
     page.showState(blockFor(t));
     if (!isTerminal(t.state)) return;
     conn?.stop();

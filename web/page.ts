@@ -2,7 +2,7 @@
 // same hooks the Go tests use, so markup and client cannot drift apart quietly.
 
 import { countdownText, formatClock, formatHourMinute, openingText } from "./format";
-import { Strings, t } from "./strings";
+import { Key, Strings, t } from "./strings";
 import { State, Ticket } from "./ticket";
 import { ConnStatus } from "./transport";
 import { WaitingView } from "./view";
@@ -72,6 +72,13 @@ export class Page {
         }
       }
     }
+  }
+
+  /** renderExpired words the expired block for why the ticket ended (templates.expiredKey). */
+  renderExpired(reason: string): void {
+    const lapsed = reason === "no_show" || reason === "idle";
+    this.setText("expired-heading", t(this.strings, lapsed ? (`expired.${reason}.heading` as Key) : "expired.heading"));
+    this.setText("expired-body", t(this.strings, lapsed ? (`expired.${reason}.body` as Key) : "expired.body"));
   }
 
   renderWaiting(v: WaitingView, updatedAt: Date): void {

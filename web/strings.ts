@@ -39,6 +39,12 @@ export const KEYS = [
   "scheduled.body",
   "scheduled.countdown",
   "scheduled.drawing",
+  "expired.heading",
+  "expired.body",
+  "expired.no_show.heading",
+  "expired.no_show.body",
+  "expired.idle.heading",
+  "expired.idle.body",
 ] as const;
 
 export type Key = (typeof KEYS)[number];

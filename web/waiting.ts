@@ -255,6 +255,7 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
       page.renderMethod(t, "");
       page.setTitle(null);
     }
+    if (t.state === "expired") page.renderExpired(t.reason);
     page.showState(blockFor(t));
     if (!isTerminal(t.state)) return;
     conn?.stop();

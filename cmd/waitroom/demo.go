@@ -18,6 +18,9 @@ func demoRoom(s *queue.Settings) {
 	s.TargetURL = "/shop"
 	s.ProductID = shop.DropID
 	s.ProductName = queue.TextByLang(map[string]string{"en": shop.DropName, "ko": "한정판 스니커즈"})
+	// The demo shop verifies tokens offline (JWKS) and never tells waitroom
+	// its visitor came: an arrival window would free slots still in use.
+	s.ArrivalWindowS = 0
 }
 
 // demo is the demo shop running: its checkout at /shop, its consumer of the

@@ -89,6 +89,10 @@ var cases = []struct {
 	{"PresentInALongLineAndAtTheHead", testPresentInALongLineAndAtTheHead},
 	{"StatusGivesTheWaitersScore", testStatusGivesTheWaitersScore},
 	{"AbandonSweepReachesALongLine", testAbandonSweepReachesALongLine},
+	{"NoShowsLoseTheSlotToTheNextInLine", testNoShowsLoseTheSlotToTheNextInLine},
+	{"ArrivingKeepsTheSlot", testArrivingKeepsTheSlot},
+	{"IdleVisitorsLoseTheSlot", testIdleVisitorsLoseTheSlot},
+	{"LapsesWaitWhileArrivalsCannotBeSeen", testLapsesWaitWhileArrivalsCannotBeSeen},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -93,7 +93,7 @@ func testCompleteFreesTheSlotAndStopsTheToken(t *testing.T, target Open) {
 
 func testExpiredSlotsAreReclaimedThenPurged(t *testing.T, target Open) {
 	f := newFixture(t, target, noJitter)
-	s := f.room(t, "sale", nil)
+	s := f.room(t, "sale", func(s *queue.Settings) { s.ArrivalWindowS = 0 }) // the session's own end
 	tk, tok := f.admitted(t, "sale", "v:a")
 	ctx := context.Background()
 	f.clock.Advance(time.Duration(s.SessionTTLS)*time.Second + time.Duration(s.JitterMS)*time.Millisecond)

@@ -224,7 +224,7 @@ func TestDashboardInChromium(t *testing.T) {
 	if s.Paused || v.StateAfterCSRF != en("admin.state.running") {
 		t.Errorf("after the refused posts: paused %v, page says %q", s.Paused, v.StateAfterCSRF)
 	}
-	if v.ChartPoints < 20 || v.Canvases != 3 {
+	if v.ChartPoints < 20 || v.Canvases != 4 {
 		t.Errorf("charts: %d points, %d canvases", v.ChartPoints, v.Canvases)
 	}
 	if v.KoHeading != "“"+room+"” 대기실" || v.KoLive != ko("admin.conn.ws") || v.KoRowState != ko("admin.state.running") {

@@ -100,6 +100,8 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"jitter_ms":         func(s *queue.Settings) { s.JitterMS = 0 },
 		"session_ttl_s":     func(s *queue.Settings) { s.SessionTTLS = 600 },
 		"abandon_after_s":   func(s *queue.Settings) { s.AbandonAfterS = 90 },
+		"arrival_window_s":  func(s *queue.Settings) { s.ArrivalWindowS = 0 },
+		"idle_after_s":      func(s *queue.Settings) { s.IdleAfterS = 120 },
 		"tiers": func(s *queue.Settings) {
 			s.Tiers = []queue.Tier{{MaxPosition: tier(50), IntervalMS: 1000}, {MaxPosition: nil, IntervalMS: 3000}}
 		},

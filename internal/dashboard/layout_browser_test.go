@@ -125,7 +125,7 @@ func TestDashboardLayoutInChromium(t *testing.T) {
 		t.Fatalf("%d pages seen, page errors %q", len(v.Results), v.PageErrors)
 	}
 	number := regexp.MustCompile(`\d`)
-	units := map[string]string{"counts": "admin.axis.people", "rates": "admin.axis.per_s", "eta": "admin.axis.minutes"}
+	units := map[string]string{"counts": "admin.axis.people", "rates": "admin.axis.per_s", "eta": "admin.axis.minutes", "lapsed": "admin.axis.per_min"}
 	for _, r := range v.Results {
 		at := r.Page + "-" + r.Lang + "-" + r.Viewport
 		lang := templates.Lang(r.Lang)
@@ -152,7 +152,7 @@ func TestDashboardLayoutInChromium(t *testing.T) {
 			if r.LiveHeading == r.LiveStatus || r.LiveStatus != templates.T(lang, "admin.conn.ws") {
 				t.Errorf("%s: heading %q next to status %q", at, r.LiveHeading, r.LiveStatus)
 			}
-			if len(r.Legend) != 3 {
+			if len(r.Legend) != 4 {
 				t.Fatalf("%s: legends %+v", at, r.Legend)
 			}
 			for _, l := range r.Legend {

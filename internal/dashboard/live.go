@@ -157,7 +157,17 @@ func point(s sample) templates.AdminPoint {
 	return templates.AdminPoint{
 		T: s.at.UnixMilli(), Waiting: s.waiting, Active: s.active, Capacity: s.capacity,
 		AdmittedPerS: s.admittedRate, EntriesPerS: s.entryRate, AbandonedPerS: s.abandonRate, TailETAS: s.tailETA,
+		NoShowsPerMin: perMinute(s.noShowRate), IdlePerMin: perMinute(s.idleRate),
 	}
+}
+
+// perMinute: lapsed slots are few; per minute they read as whole numbers.
+func perMinute(perS *float64) *float64 {
+	if perS == nil {
+		return nil
+	}
+	v := *perS * 60
+	return &v
 }
 
 func seconds(d time.Duration) *float64 {

@@ -67,6 +67,10 @@ type sample struct {
 	entered, admitted, abandoned int64
 	admittedRate, entryRate      *float64
 	abandonRate, tailETA         *float64
+	// Slots freed before their session's end: never used (arrival_window_s)
+	// and left idle (idle_after_s), totals and per second.
+	noShows, idle        int64
+	noShowRate, idleRate *float64
 }
 
 type outboxSample struct {
@@ -167,6 +171,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 		smp := sample{
 			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
+			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal,
 		}
 		s.derive(&smp, rs.samples)
 		smp.tailETA = s.tailWait(r.room, &r.settings, r.stats, now)
@@ -200,6 +205,8 @@ func (s *sampler) derive(cur *sample, prev []sample) {
 	cur.admittedRate = rate(from.admitted, cur.admitted)
 	cur.entryRate = rate(from.entered, cur.entered)
 	cur.abandonRate = rate(from.abandoned, cur.abandoned)
+	cur.noShowRate = rate(from.noShows, cur.noShows)
+	cur.idleRate = rate(from.idle, cur.idle)
 }
 
 // tailWait is how long the last in line will wait, in seconds, by the

@@ -229,7 +229,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		// and hands them a fresh code, which takes the token back.
 		// The waiting page enters the visitor itself, with waitroom's own
 		// cookie: a redirect that is not followed costs the line nothing.
-		g.toWaitingPage(w, r)
+		g.toWaitingPageAfter(w, r, refused)
 		return
 	}
 	if copied {

@@ -99,6 +99,7 @@ type record struct {
 	entered, admitted, orderable, expires int64
 	entryPos                              int64
 	score                                 int64 // the waiter's score in r.q
+	arrived                               bool  // an admitted visitor came to checkout (Arrive)
 }
 
 func newRoom() *room {
@@ -229,6 +230,7 @@ func (s *Store) Stats(_ context.Context, room string, now time.Time) (queue.Stat
 		EnteredTotal: r.stats["entered_total"], AdmittedTotal: r.stats["admitted_total"],
 		AbandonedTotal: r.stats["abandoned_total"], ExpiredTotal: r.stats["expired_total"],
 		CompletedTotal: r.stats["completed_total"], AdmittedRate: r.rate,
+		NoShowTotal: r.stats["no_show_total"], IdleTotal: r.stats["idle_total"],
 	}, nil
 }
 

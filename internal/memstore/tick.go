@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -59,12 +60,34 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	}
 	r.sweep(n)
 
-	expired := oldest(r.active, n, true, queue.MaxScan)
-	for _, id := range expired {
+	// A slot's score is its deadline: its expiry, or earlier while its
+	// visitor has not arrived (arrival_window_s) or has gone idle.
+	due := oldest(r.active, n, true, queue.MaxScan)
+	var expired []string
+	var noShows, idle int64
+	hold, window := st.ArrivalWindowS < 0, max(st.ArrivalWindowS, -st.ArrivalWindowS)*1000
+	for _, id := range due {
+		reason := vocab.ReasonReclaimed
+		rec := r.tickets[id]
+		if rec != nil && r.active[id] < rec.expires {
+			if hold { // arrivals could not be seen: a new deadline, not a lapse
+				r.active[id] = min(rec.expires, n+window)
+				continue
+			}
+			reason = queue.LapseReason(rec.arrived)
+			if rec.arrived {
+				idle++
+			} else {
+				noShows++
+			}
+		}
+		expired = append(expired, id)
 		delete(r.active, id)
+		r.finish([]string{id}, reason, n)
 	}
-	r.finish(expired, "reclaimed", n)
 	r.stats["expired_total"] += int64(len(expired))
+	r.stats["no_show_total"] += noShows
+	r.stats["idle_total"] += idle
 
 	r.forgetSnapshots(abandonBefore, n)
 	gone := r.sweepSilent(abandonBefore)
@@ -75,7 +98,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	r.finish(gone, "abandoned", n)
 	abandoned := int64(len(gone))
 
-	res := queue.TickResult{Reclaimed: int64(len(expired)), Purged: int64(len(purge))}
+	res := queue.TickResult{Reclaimed: int64(len(expired)), Purged: int64(len(purge)), NoShows: noShows, Idle: idle}
 	var adm []queue.Admitted // the event's
 	if !st.Paused {
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
@@ -113,7 +136,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			}
 			o := n + j.Milliseconds()
 			rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
-			r.active[w.id] = rec.expires
+			r.active[w.id] = queue.SlotDeadline(st, o, rec.expires) // |window| when held
 			res.Admitted = append(res.Admitted, w.id)
 			adm = append(adm, queue.Admitted{ID: w.id, At: time.UnixMilli(n), Orderable: time.UnixMilli(o), Expires: time.UnixMilli(rec.expires)})
 			res.Waits = append(res.Waits, time.Duration(n-rec.entered)*time.Millisecond)

@@ -133,7 +133,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	if admitted {
 		o := ms(now.Add(jitter))
 		rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
-		r.active[newID] = rec.expires
+		r.active[newID] = queue.SlotDeadline(st, o, rec.expires)
 		r.countAdmissions(n, 1)
 	} else {
 		r.q = append(r.q, waiter{score: rec.score, id: newID})
@@ -248,18 +248,48 @@ func (s *Store) Active(_ context.Context, room, id string, now time.Time) (bool,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.room(room)
-	exp, held := r.active[id]
-	if held && exp > ms(now) {
+	return r.active1(id, ms(now))
+}
+
+// active1 is Active with s.mu held.
+func (r *room) active1(id string, now int64) (bool, string, error) {
+	deadline, held := r.active[id]
+	if held && deadline > now {
 		return true, "", nil
 	}
 	rec := r.tickets[id]
 	switch {
 	case rec == nil:
 		return false, "unknown", nil
+	case held && deadline < rec.expires:
+		return false, queue.LapseReason(rec.arrived), nil // lapsed, not yet ticked
 	case held || rec.reason == "":
 		return false, "reclaimed", nil
 	}
 	return false, rec.reason, nil
+}
+
+// Arrive is arrive.lua in Go.
+func (s *Store) Arrive(_ context.Context, room, id string, now time.Time, idle time.Duration) (bool, string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, n := s.room(room), ms(now)
+	ok, why, err := r.active1(id, n)
+	if !ok {
+		return ok, why, err
+	}
+	rec := r.tickets[id]
+	if rec == nil { // a slot without a record: nothing to mark
+		return true, "", nil
+	}
+	want := queue.IdleDeadline(n, idle.Milliseconds(), rec.expires)
+	if !rec.arrived {
+		rec.arrived = true
+		r.active[id] = want
+	} else if queue.MoveIdle(r.active[id], want, idle.Milliseconds()) {
+		r.active[id] = want
+	}
+	return true, "", nil
 }
 
 func (s *Store) Hold(_ context.Context, room, id, who string, mode queue.HoldMode, ttl time.Duration) (bool, error) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // collectTimeout bounds the Redis and SQLite reads of one scrape.
@@ -20,6 +22,7 @@ type collector struct {
 
 	waiting, active, rate                              *prometheus.Desc
 	entered, admitted, abandoned, expired, completed   *prometheus.Desc
+	lapsed                                             *prometheus.Desc
 	lineOpen, reading, signalUp                        *prometheus.Desc
 	connections, tickets, sent, slow, fetchErrors      *prometheus.Desc
 	degraded, intents, gateInflight, gateP95, sourceUp *prometheus.Desc
@@ -38,7 +41,8 @@ func newCollector(src Sources) *collector {
 		entered:      d("room_entered_total", "Tickets created by enter. Deployment-wide (from Redis): max by (room), never sum.", "room"),
 		admitted:     d("room_admitted_total", "Tickets admitted (by the line, the fast track or an open room). Deployment-wide (from Redis): max by (room), never sum.", "room"),
 		abandoned:    d("room_abandoned_total", "Waiters dropped for giving no sign of life. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		expired:      d("room_expired_total", "Admitted slots reclaimed when their session ended. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		expired:      d("room_expired_total", "Admitted slots reclaimed when their session ended or lapsed (room_slots_lapsed_total). Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		lapsed:       d("room_slots_lapsed_total", "Admitted slots freed for the next in line before their session ended, by reason: no_show (never came to checkout within arrival_window_s) or idle (no request at the gate for idle_after_s). Deployment-wide (from Redis): max by (room, reason), never sum.", "room", "reason"),
 		completed:    d("room_completed_total", "Admitted slots freed by a completed order. Deployment-wide (from Redis): max by (room), never sum.", "room"),
 		lineOpen:     d("room_line_open", "1 while an adaptive room's line is open, 0 while it admits at once.", "room"),
 		reading:      d("room_activation_reading", "The last reading of an adaptive room's load signal.", "room"),
@@ -58,7 +62,7 @@ func newCollector(src Sources) *collector {
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.waiting, c.active, c.rate, c.entered, c.admitted, c.abandoned, c.expired,
-		c.completed, c.lineOpen, c.reading, c.signalUp, c.connections, c.tickets, c.sent, c.slow, c.fetchErrors,
+		c.completed, c.lapsed, c.lineOpen, c.reading, c.signalUp, c.connections, c.tickets, c.sent, c.slow, c.fetchErrors,
 		c.degraded, c.intents, c.gateInflight, c.gateP95, c.sourceUp} {
 		ch <- d
 	}
@@ -155,6 +159,8 @@ func (c *collector) collectRooms(ctx context.Context, gauge, counter func(*prome
 		counter(c.abandoned, float64(s.AbandonedTotal), room)
 		counter(c.expired, float64(s.ExpiredTotal), room)
 		counter(c.completed, float64(s.CompletedTotal), room)
+		counter(c.lapsed, float64(s.NoShowTotal), room, vocab.ReasonNoShow)
+		counter(c.lapsed, float64(s.IdleTotal), room, vocab.ReasonIdle)
 	}
 	return first
 }

@@ -55,6 +55,9 @@ func parseRecord(s string) (record, error) {
 		nums[i] = float64(n)
 	}
 	rec.State, rec.Reason, rec.Identity = states[f[0][0]], f[7], f[8]
+	if rec.Reason == "arrived" { // an admitted ticket's mark (lua/record.lua), no reason
+		rec.Reason = ""
+	}
 	rec.Seq, rec.Entered, rec.EntryPos = nums[0], nums[1], nums[2]
 	rec.Admitted, rec.Orderable, rec.Expires = nums[3], nums[4], nums[5]
 	return rec, nil
@@ -63,7 +66,9 @@ func parseRecord(s string) (record, error) {
 // bucketStates are this release's record states (lua/record.lua).
 var bucketStates = map[byte]string{'W': "waiting", 'A': "admitted", 'S': "scheduled", 'E': "expired"}
 
-var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed"}
+// reasons are the reason letters (lua/record.lua); an admitted record's
+// "v" (its visitor arrived) is no reason.
+var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed", "n": "no_show", "i": "idle"}
 
 // parseBucketRecord reads this release's record:
 // <S><entered: 8 base-36>< entry position>|<admitted-entered>|<orderable-admitted>|<expires-orderable>|<reason>|<tail: 10 bytes><packed identity>

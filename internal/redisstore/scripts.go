@@ -57,6 +57,10 @@ var (
 	activeLua    string
 	activeScript = newScript("active", activeLua, true)
 
+	//go:embed lua/arrive.lua
+	arriveLua    string
+	arriveScript = newScript("arrive", arriveLua, true)
+
 	//go:embed lua/alive.lua
 	aliveLua    string
 	aliveScript = newScript("alive", aliveLua, true)

@@ -162,7 +162,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 	if proof == queue.ProofSpend {
 		proof = strconv.FormatInt(max(gate.Expires.Sub(now).Milliseconds(), 1), 10) + ":" + gate.ID
 	}
-	admission := fmt.Sprintf("%d:%d:%d:%d:%d", st.Capacity, st.BatchSize, st.BatchIntervalMS, ms(now.Add(jitter)), st.SessionTTLS*1000)
+	admission := fmt.Sprintf("%d:%d:%d:%d:%d:%d", st.Capacity, st.BatchSize, st.BatchIntervalMS, ms(now.Add(jitter)), st.SessionTTLS*1000, max(st.ArrivalWindowS, 0)*1000)
 	res, err := s.enter(ctx, room, k.base, identity, [enterArgs]any{
 		identity, tail, ms(now), string(mode), admission, proof,
 		st.MaxWaiting, packed, visitorField(packed), stamp36(ms(now)), tailBytes(tail),
@@ -294,6 +294,22 @@ func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (boo
 	return ok == 1, reason, nil
 }
 
+// Arrive runs arrive.lua: Active, marking the visitor arrived and moving
+// the slot's idle deadline.
+func (s *Store) Arrive(ctx context.Context, room, id string, now time.Time, idle time.Duration) (bool, string, error) {
+	k := keysFor(s.prefix, room)
+	res, err := s.run(ctx, arriveScript, []string{k.active, k.tickets, k.base}, id, ms(now), max(idle.Milliseconds(), 0), queue.IdleStep).Slice()
+	if err != nil {
+		return false, "", fail("arrive", err)
+	}
+	if len(res) != 2 {
+		return false, "", fmt.Errorf("redisstore: arrive: unexpected reply %v", res)
+	}
+	ok, _ := res[0].(int64)
+	reason, _ := res[1].(string)
+	return ok == 1, reason, nil
+}
+
 func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration, draws []uint64) (queue.TickResult, error) {
 	k := keysFor(s.prefix, room)
 	paused := "0"
@@ -304,6 +320,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,
 		ms(now) - st.AbandonAfterS*1000, paused, st.SessionTTLS * 1000, queue.MaxScan,
 		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events, ms(now.Add(-queue.EndedKept)),
+		st.ArrivalWindowS * 1000, // negative: lapse nobody early (queue.HoldLapses)
 	}
 	for i := int64(0); i < st.BatchSize; i++ {
 		var j time.Duration
@@ -325,11 +342,11 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}
-	if len(res) < 3 {
+	if len(res) < 5 {
 		return queue.TickResult{}, fmt.Errorf("redisstore: tick %s: unexpected reply %v", room, res)
 	}
-	r := queue.TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1]), Purged: toInt(res[2])}
-	for i := 3; i+1 < len(res); i += 2 {
+	r := queue.TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1]), Purged: toInt(res[2]), NoShows: toInt(res[3]), Idle: toInt(res[4])}
+	for i := 5; i+1 < len(res); i += 2 {
 		if id, ok := res[i].(string); ok {
 			r.Admitted = append(r.Admitted, id)
 			r.Waits = append(r.Waits, time.Duration(toInt(res[i+1]))*time.Millisecond)
@@ -378,6 +395,8 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 		AbandonedTotal: num("abandoned_total"),
 		ExpiredTotal:   num("expired_total"),
 		CompletedTotal: num("completed_total"),
+		NoShowTotal:    num("no_show_total"),
+		IdleTotal:      num("idle_total"),
 		AdmittedRate:   rate,
 	}, nil
 }

@@ -60,3 +60,21 @@ const (
 
 // KeyPrefix starts every Redis key of a deployment.
 const KeyPrefix = "wr:"
+
+// Why a ticket ended (State expired), as the API, pages and verify say it.
+const (
+	ReasonAbandoned = "abandoned" // a waiter showed no sign of life for abandon_after_s
+	ReasonReclaimed = "reclaimed" // the session ran out (session_ttl_s)
+	ReasonCompleted = "completed" // checkout said the order was placed
+	ReasonLeft      = "left"      // the visitor gave the place up
+	// ReasonNoShow: admitted, but never came to checkout within
+	// arrival_window_s of orderable_at; the slot went to the next in line.
+	ReasonNoShow = "no_show"
+	// ReasonIdle: came to checkout, then made no request at the gate for
+	// idle_after_s; the slot went to the next in line.
+	ReasonIdle = "idle"
+)
+
+// Lapsed reports whether reason is a slot the visitor lost for not using it
+// (no-show or idle): the waiting page says so and offers to join again.
+func Lapsed(reason string) bool { return reason == ReasonNoShow || reason == ReasonIdle }

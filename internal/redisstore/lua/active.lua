@@ -8,5 +8,9 @@ local m, rec = find(KEYS[3], KEYS[2], ARGV[1])
 local exp = tonumber(redis.call('ZSCORE', KEYS[1], m or ARGV[1]))
 if exp and exp > tonumber(ARGV[2]) then return {1, ''} end
 if not rec then return {0, 'unknown'} end
-if exp then return {0, 'reclaimed'} end
+if exp then
+  -- The score is the slot's deadline: short of the expiry, it lapsed (arrive.lua).
+  if rec.x and rec.x ~= '' and exp < tonumber(rec.x) then return {0, rec.ar and 'idle' or 'no_show'} end
+  return {0, 'reclaimed'}
+end
 return {0, rec.r or 'reclaimed'}

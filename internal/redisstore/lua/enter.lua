@@ -16,7 +16,7 @@
 --   seq      STRING arrival sequence (INCR); also the number of tickets ever entered
 --   q        ZSET waiting members scored by seq
 --   seen     ZSET waiting members scored by last sign of life (ms) (before)
---   active   ZSET admitted members scored by expiry (ms)
+--   active   ZSET admitted members scored by deadline (ms): expiry, or sooner (ARGV 5)
 --   budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --     h = slots held after a data loss until hu (ms) (restore.lua)
 --   stats    HASH counters and the measured rate; vonly: the room's first
@@ -41,7 +41,9 @@
 --   "scheduled" (before the opening: a new place goes to the pre-queue)
 -- 5 the admission's settings, read only when a newcomer may be
 --   admitted at once: "<capacity>:<batch size>:<batch interval (ms)>:
---   <orderable_at for a fast-tracked ticket (ms)>:<session ttl (ms)>"
+--   <orderable_at for a fast-tracked ticket (ms)>:<session ttl (ms)>:
+--   <arrival window (ms), 0: off>": the slot's score in active is its
+--   deadline, orderable + the window until its visitor arrives (tick.lua)
 -- 6 proof: "none" (a new place costs nothing), "need" (it costs a
 --   solution and none came), or a checked solution to spend once:
 --   "<ms the spent mark lives: the challenge's remaining life>:<challenge id>"
@@ -143,9 +145,9 @@ for i = 1, tonumber(ARGV[1]) do
       redis.call('ZADD', base .. 'pre', s, id)
     else
       local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
-      local capacity, size, interval, orderable, ttl
+      local capacity, size, interval, orderable, ttl, window
       if admit or (mode == 'line' and waiting == 0) then
-        capacity, size, interval, orderable, ttl = string.match(ARGV[a + 5], '^(%d+):(%d+):(%d+):(%d+):(%d+)$')
+        capacity, size, interval, orderable, ttl, window = string.match(ARGV[a + 5], '^(%d+):(%d+):(%d+):(%d+):(%d+):(%d+)$')
       end
       if mode == 'line' and waiting == 0 then
         -- Fast track: only into an empty line, within capacity and this tick's budget.
@@ -169,7 +171,9 @@ for i = 1, tonumber(ARGV[1]) do
         else
           times = nowms .. '|' .. orderable .. '|' .. num(x)
         end
-        redis.call('ZADD', base .. 'active', x, m)
+        local d = x
+        if tonumber(window) > 0 then d = math.min(x, tonumber(orderable) + tonumber(window)) end
+        redis.call('ZADD', base .. 'active', d, m)
         redis.call('HINCRBY', stats, 'admitted_total', 1)
         redis.call('HINCRBY', stats, 'win_sum', 1)
         redis.call('ZADD', base .. 'admits', nowms, nowms .. ':1:' .. m)

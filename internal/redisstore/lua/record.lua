@@ -20,7 +20,8 @@
 --   <orderable - admitted>|<expires - orderable>|<reason letter>|<tail: 10 bytes><identity>
 -- S: W waiting, A admitted, S scheduled, E expired; the deltas are base 36
 -- (ms), empty until admitted; reason a abandoned, r reclaimed, l left,
--- c completed, or empty. The tail and the identity go last, as bytes: a
+-- c completed, n no_show, i idle, or empty; an admitted record's v marks
+-- its visitor arrived at checkout (arrive.lua: rec.ar). The tail and the identity go last, as bytes: a
 -- cookie visitor's identity ("v:" and 32 hex) packed as v and its 16 bytes,
 -- any other as i and itself (redisstore.packIdentity; the caller packs).
 -- Cookie visitors' records: waiting ~46 B, admitted ≤ 64 B while the entry
@@ -69,8 +70,11 @@ local function decode(raw)
     if not c then return nil end
     local st = (c == 'W' and 'waiting') or (c == 'A' and 'admitted') or (c == 'S' and 'scheduled') or 'expired'
     local rec = {v = 2, st = st, e = tonumber(e, 36), p = p, t = string.sub(rest, 1, 10), i = string.sub(rest, 11)}
-    if r ~= '' then
-      rec.r = (r == 'a' and 'abandoned') or (r == 'r' and 'reclaimed') or (r == 'l' and 'left') or 'completed'
+    if r == 'v' then
+      rec.ar = true
+    elseif r ~= '' then
+      rec.r = (r == 'a' and 'abandoned') or (r == 'r' and 'reclaimed') or (r == 'l' and 'left') or
+        (r == 'n' and 'no_show') or (r == 'i' and 'idle') or 'completed'
     end
     if a ~= '' then
       rec.a = rec.e + tonumber(a, 36)
@@ -85,8 +89,11 @@ local function decode(raw)
   if r == '' then r = nil end
   local st = (c == 'w' and 'waiting') or (c == 'a' and 'admitted') or (c == 's' and 'scheduled') or 'expired'
   -- Numbers stay strings ('' when unset): encode writes them back as they
-  -- are; compare them through tonumber.
-  return {v = 1, st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i}
+  -- are; compare them through tonumber. An admitted one's reason
+  -- "arrived" marks its visitor arrived (arrive.lua).
+  local ar = r == 'arrived'
+  if ar then r = nil end
+  return {v = 1, st = st, t = t, s = s, e = e, p = p, a = a, o = o, x = x, r = r, i = i, ar = ar}
 end
 
 local function num(v)
@@ -103,11 +110,13 @@ local function encode(rec)
       times = b36(rec.a - rec.e) .. '|' .. b36(rec.o - rec.a) .. '|' .. b36(rec.x - rec.o)
     end
     local r = rec.r and string.sub(rec.r, 1, 1) or ''
+    if r == '' and rec.ar and rec.st == 'admitted' then r = 'v' end
     return string.upper(string.sub(rec.st, 1, 1)) .. string.rep('0', 8 - #e) .. e .. num(rec.p) .. '|' ..
       times .. '|' .. r .. '|' .. rec.t .. rec.i
   end
   return string.sub(rec.st, 1, 1) .. rec.t .. '|' .. num(rec.s) .. '|' .. num(rec.e) .. '|' .. num(rec.p) .. '|' ..
-    num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' .. (rec.r or '') .. '|' .. rec.i
+    num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' ..
+    (rec.r or (rec.ar and rec.st == 'admitted' and 'arrived') or '') .. '|' .. rec.i
 end
 
 -- hex is a tail's 20 hex digits.

@@ -20,7 +20,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
--- KEYS[3] active   ZSET admitted members scored by expiry (ms)
+-- KEYS[3] active   ZSET admitted members scored by deadline (ms): expiry, or sooner (ARGV[12])
 -- KEYS[4] tickets  HASH ticket member -> record (before)
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --   h = slots held after a data loss until hu (ms) (restore.lua)
@@ -37,12 +37,22 @@
 -- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
 -- ARGV[9] configured rate (per s)  ARGV[10] event channel
 -- ARGV[11] purge before (ms: tickets that ended before this are deleted)
--- ARGV[12..] one jitter (ms) per admission slot, at least batch size of them
--- ARGV[12 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
--- Returns {reclaimed, abandoned, purged, then for each admitted ticket: id, ms waited}.
+-- ARGV[12] arrival window (ms; 0: off): an admitted slot's score in active is
+--   its deadline, orderable + this window until its visitor arrives
+--   (arrive.lua), never past its expiry; one reclaimed before its expiry
+--   lapsed: no_show (never arrived) or idle (arrived, then went quiet).
+--   Negative: arrivals could not be seen (degraded mode, and a while
+--   after): a slot due before its expiry gets now + |window| instead
+-- ARGV[13..] one jitter (ms) per admission slot, at least batch size of them
+-- ARGV[13 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
+-- Returns {reclaimed, abandoned, purged, no-shows, idle, then for each
+-- admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
+local window = tonumber(ARGV[12])
+local hold = window < 0 -- while arrivals cannot be seen: lapse nobody early
+if hold then window = -window end
 local base = KEYS[11]
 local removed = {} -- scores taken out of q (positions)
 
@@ -250,14 +260,14 @@ end
 -- finish marks tickets ended; their records stay for the grace period so
 -- their owners can still read why. Removals go in one call per key (unpack
 -- takes up to 8000 values, far above ARGV[8]).
-local function finish(members, reason)
+local function finish(members, reason, recs, keys)
   if #members == 0 then return end
-  local recs, keys = records(members)
+  if not recs then recs, keys = records(members) end
   local idx, z = {}, {}
   for i, m in ipairs(members) do
     local rec = recs[i]
     if rec then
-      rec.st, rec.r = 'expired', reason
+      rec.st, rec.r = 'expired', type(reason) == 'table' and reason[i] or reason
       idx[#idx + 1] = i
       z[#z + 1] = now
       z[#z + 1] = m
@@ -306,11 +316,41 @@ if #purge > 0 then
   redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
 
-local expired = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'LIMIT', 0, maxscan)
-if #expired > 0 then
-  redis.call('ZREM', KEYS[3], unpack(expired))
-  finish(expired, 'reclaimed')
-  redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
+-- A slot's score is its deadline: a score short of the record's expiry is
+-- a slot that lapsed (arrival window, idle), not one that ran out.
+local due = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now, 'WITHSCORES', 'LIMIT', 0, maxscan)
+local expired, no_shows, idles = {}, 0, 0
+if #due > 0 then
+  local members, deadline = {}, {}
+  for i = 1, #due, 2 do
+    members[#members + 1] = due[i]
+    deadline[#members] = tonumber(due[i + 1])
+  end
+  local recs, keys = records(members)
+  local whys, erecs, ekeys, held = {}, {}, {}, {}
+  for i, m in ipairs(members) do
+    local rec, why = recs[i], 'reclaimed'
+    local x = rec and rec.x and rec.x ~= '' and tonumber(rec.x)
+    if x and deadline[i] < x then
+      why = rec.ar and 'idle' or 'no_show'
+    end
+    if why ~= 'reclaimed' and hold then
+      -- Arrivals could not be seen (degraded): a new deadline, not a lapse.
+      held[#held + 1], held[#held + 2] = math.min(x, now + window), m
+    else
+      if why == 'idle' then idles = idles + 1 elseif why == 'no_show' then no_shows = no_shows + 1 end
+      expired[#expired + 1] = m
+      whys[#expired], erecs[#expired], ekeys[#expired] = why, rec, keys[i]
+    end
+  end
+  if #held > 0 then redis.call('ZADD', KEYS[3], 'XX', unpack(held)) end
+  if #expired > 0 then
+    redis.call('ZREM', KEYS[3], unpack(expired))
+    finish(expired, whys, erecs, ekeys)
+    redis.call('HINCRBY', KEYS[6], 'expired_total', #expired)
+  end
+  if no_shows > 0 then redis.call('HINCRBY', KEYS[6], 'no_show_total', no_shows) end
+  if idles > 0 then redis.call('HINCRBY', KEYS[6], 'idle_total', idles) end
 end
 
 -- The silent: from before, by the seen set's order; then the sweep.
@@ -364,7 +404,7 @@ local abandoned = #gone
 -- pop takes the next count waiters as ZPOPMIN's {member, score, …}: the head,
 -- or in a random line the waiter at rank draw % waiting for each draw (the
 -- draws come from crypto/rand in Go, not math.random), until they run out.
-local random, drawn = #ARGV >= 11 + 2 * size, 0
+local random, drawn = #ARGV >= 12 + 2 * size, 0
 local function pop(count)
   if not random then return redis.call('ZPOPMIN', KEYS[1], count) end
   local out = {}
@@ -372,7 +412,7 @@ local function pop(count)
     local left = redis.call('ZCARD', KEYS[1])
     if left == 0 then break end
     drawn = drawn + 1
-    local rank = tonumber(ARGV[11 + size + drawn]) % left
+    local rank = tonumber(ARGV[12 + size + drawn]) % left
     local m = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')
     redis.call('ZREM', KEYS[1], m[1])
     out[#out + 1] = m[1]
@@ -416,10 +456,12 @@ if not paused then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
       elseif rec then
-        local o = now + tonumber(ARGV[12 + #admitted])
+        local o = now + tonumber(ARGV[13 + #admitted])
         rec.st, rec.a, rec.o, rec.x = 'admitted', now, o, o + ttl
         marked[#marked + 1] = i
-        z[#z + 1], z[#z + 2] = o + ttl, m
+        local d = o + ttl
+        if window > 0 and o + window < d then d = o + window end -- |window| when held
+        z[#z + 1], z[#z + 2] = d, m
         admitted[#admitted + 1] = idof(m, rec)
         waits[#waits + 1] = now - tonumber(rec.e)
         n = n - 1
@@ -447,7 +489,7 @@ if not paused then
     local parts, jits = {}, {}
     for i = 1, #admitted, 1000 do
       parts[#parts + 1] = table.concat(admitted, ',', i, math.min(i + 999, #admitted))
-      jits[#jits + 1] = table.concat(ARGV, ':', 11 + i, 11 + math.min(i + 999, #admitted))
+      jits[#jits + 1] = table.concat(ARGV, ':', 12 + i, 12 + math.min(i + 999, #admitted))
     end
     parts[#parts + 1] = '@' .. ARGV[1] .. ':' .. ARGV[7] .. ':' .. table.concat(jits, ':')
     redis.call('PUBLISH', ARGV[10], table.concat(parts, ','))
@@ -476,7 +518,7 @@ end
 redis.call('HSET', KEYS[6], 'rate', rate)
 log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed, total - #removed) -- positions
 
-local out = {#expired, abandoned, #purge}
+local out = {#expired, abandoned, #purge, no_shows, idles}
 for i, id in ipairs(admitted) do
   out[#out + 1] = id
   out[#out + 1] = waits[i]
