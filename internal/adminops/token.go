@@ -65,7 +65,7 @@ func tokenBits(tok string) (string, int) {
 	switch {
 	case only(digits):
 		name, size = "digits", 10
-	case only(digits+"abcdef"), only(digits+"ABCDEF"):
+	case only(digits + "abcdef"), only(digits + "ABCDEF"):
 		name, size = "hex", 16
 	case only(digits + lower + upper + "-_"), only(digits + lower + upper + "+/"):
 		name, size = "base64", 64
