@@ -82,6 +82,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		log.Warn("--admin-failures-total is no longer used: wrong admin tokens are counted per client network only, and the right token is never refused")
 	}
 
+	if cfg.AdminToken == "" && cfg.RedisURL != "" {
+		return errors.New("config: --admin-token (WAITROOM_ADMIN_TOKEN) is required with a real Redis: " + adminops.TokenHowTo)
+	}
 	rdb, probeRdb, embedded, err := openRedis(cfg, log)
 	if err != nil {
 		return err
@@ -98,9 +101,6 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	keys.Issuer = cfg.PublicURL
 
 	if cfg.AdminToken == "" {
-		if embedded == nil {
-			return errors.New("config: --admin-token (WAITROOM_ADMIN_TOKEN) is required with a real Redis: " + adminops.TokenHowTo)
-		}
 		cfg.AdminToken = adminops.NewToken()
 		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
 	}
