@@ -80,8 +80,9 @@ type Settings struct {
 	AllowedEmbedders []string `json:"allowed_embedders,omitempty"`
 	// BotProtection is what a place in line costs a client.
 	BotProtection BotProtection `json:"bot_protection"`
-	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no cap.
-	MaxQuantity int64 `json:"max_quantity,omitempty"`
+	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no
+	// cap (so it is always written: left out is DefaultMaxQuantity).
+	MaxQuantity int64 `json:"max_quantity"`
 	// QueueingMethod is how the line admits (internal/vocab's Method).
 	QueueingMethod Method `json:"queueing_method"`
 	// SoldOut ends the sale until undone: waiters keep their places unseen.
@@ -144,6 +145,11 @@ const DefaultArrivalWindowS = 60
 // renew a waiter's sign of life every 10 s.
 const MinAbandonAfterS = 20
 
+// DefaultMaxQuantity is max_quantity's default: while Redis is down an
+// intent is a claim on stock that no line paces, so one visitor's claim
+// stays small unless the operator says otherwise (0: no cap).
+const DefaultMaxQuantity = 4
+
 // DefaultTiers are the field-tested tiers: the front often, the back rarely.
 func DefaultTiers() []Tier {
 	return []Tier{
@@ -168,6 +174,7 @@ func DefaultSettings() Settings {
 		Activation:      ActivationAlways,
 		QueueingMethod:  MethodFIFO,
 		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost},
+		MaxQuantity:     DefaultMaxQuantity,
 	}
 }
 

@@ -22,7 +22,7 @@ REQUESTS=${REQUESTS:-1000000}
 ENTER_RATES=${ENTER_RATES:-5000 7500 10000}
 STATUS_RATES=${STATUS_RATES:-10000 15000 20000}
 RB_N=${RB_N:-200000}
-ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+ADMIN_TOKEN=$(openssl rand -hex 16) # 128 bits: waitroom refuses less
 
 BENCH_NAME=bench
 # shellcheck source=scripts/bench_lib.sh

@@ -57,7 +57,7 @@ PACE_CONNS=${PACE_CONNS:-2000}
 PACE_WINDOW=${PACE_WINDOW:-60s}
 NICE=${NICE:-0}
 DEGRADE_AFTER=${DEGRADE_AFTER:-1s}
-ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+ADMIN_TOKEN=$(openssl rand -hex 16) # 128 bits: waitroom refuses less
 
 BENCH_NAME=bench_100k
 # shellcheck source=scripts/bench_lib.sh

@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-30s}
 CONCURRENCY=${CONCURRENCY:-2}
-ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+ADMIN_TOKEN=$(openssl rand -hex 16) # 128 bits: waitroom refuses less
 
 BENCH_NAME=bench_pow WAIT_TRIES=300
 # shellcheck source=scripts/bench_lib.sh

@@ -31,7 +31,7 @@ CONCURRENCY=${CONCURRENCY:-200}
 ADMIT_BATCH=${ADMIT_BATCH:-10000}
 ADMIT_INTERVAL_MS=${ADMIT_INTERVAL_MS:-200}
 ADMIT_FOR=${ADMIT_FOR:-5}
-ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+ADMIN_TOKEN=$(openssl rand -hex 16) # 128 bits: waitroom refuses less
 ROOM=shard
 
 BENCH_NAME=bench_shard

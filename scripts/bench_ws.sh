@@ -29,7 +29,7 @@ RAMP_TIMEOUT=${RAMP_TIMEOUT:-180s}
 SOURCES=${SOURCES:-1}
 START_PAUSED=${START_PAUSED:-0}
 NOFILE=${NOFILE:-65536}
-ADMIN_TOKEN=bench-admin-token-$RANDOM$RANDOM
+ADMIN_TOKEN=$(openssl rand -hex 16) # 128 bits: waitroom refuses less
 
 BENCH_NAME=bench_ws
 # shellcheck source=scripts/bench_lib.sh

@@ -73,6 +73,9 @@ func takePlace(c echo.Context, line enterer, ids identities, g powGate, local *l
 		gen = local.gen.Load() // before: an admission heard meanwhile is not overtaken
 	}
 	t, s, err := enterPlace(c, line, ids, g, room, userToken, powPayload, challenge)
+	if err == nil {
+		ids.markPlace(c, room, t.Identity)
+	}
 	if err == nil && local != nil {
 		local.entered(room, t, gen, time.Now())
 	}

@@ -38,6 +38,9 @@ func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.Handl
 		if err != nil {
 			return err
 		}
+		if v := visitorID(c); v != "" && !ids.embed && ids.vids != nil && !ids.heldPlace(c, t.Room, v) {
+			ids.markPlace(c, t.Room, t.Identity) // a place from before the marks, or one whose mark expired
+		}
 		v, err := line.View(t, &s)
 		if err != nil {
 			return err

@@ -169,7 +169,7 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 		t.Fatalf("intent: %d %s", first.status, first.raw)
 	}
 	id := first.body["intent_id"].(string)
-	if again := e.do(waiter, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 5}}`); again.body["intent_id"] != id {
+	if again := e.do(waiter, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 3}}`); again.body["intent_id"] != id {
 		t.Fatalf("repeat gave %s, want %s", again.raw, id)
 	}
 	wantError(t, e.do(e.browser(), "GET", "/api/intents/"+id, ""), 404, "intent_not_found")

@@ -29,10 +29,13 @@ type identities struct {
 	vids visitorIDs
 }
 
-// visitorIDs draws and recognises the visitor ids waitroom hands out.
+// visitorIDs draws and recognises the visitor ids waitroom hands out, and
+// the marks of those that held a place (token.Keyset).
 type visitorIDs interface {
 	NewVisitorID() string
 	IssuedVisitorID(id string) bool
+	PlaceMark(room, vid string, at time.Time) string
+	CheckPlaceMark(room, vid, mark string, now time.Time, maxAge time.Duration) bool
 }
 
 // roomReader is the narrow view identities need of the line.
@@ -72,10 +75,50 @@ func (ids identities) forEnter(c echo.Context, s queue.Settings, userToken strin
 		v = ids.vids.NewVisitorID()
 	}
 	c.SetCookie(&http.Cookie{
-		Name: visitorCookie, Value: v, Path: "/", MaxAge: 86400, HttpOnly: true,
+		Name: visitorCookie, Value: v, Path: "/", MaxAge: visitorCookieAge, HttpOnly: true,
 		Secure: ids.secure, SameSite: http.SameSiteLaxMode,
 	})
+	c.Set(ctxNewVisitor, v)
 	return queue.VisitorIdentity(v), nil
+}
+
+// visitorCookieAge is how long the visitor cookie, and a place mark, last (s).
+const visitorCookieAge = 86400
+
+// ctxNewVisitor holds the visitor id forEnter just drew (the request has
+// no cookie yet).
+const ctxNewVisitor = "waitroom.new_visitor"
+
+// placeCookiePrefix + room holds the visitor's place mark for the room
+// (token.Keyset.PlaceMark): proof, while Redis is down, that the visitor
+// cookie beside it held a place in the line and was not just minted.
+const placeCookiePrefix = "wr_place_"
+
+// markPlace gives the visitor of a cookie identity that was just given (or
+// shown again) its place in room a fresh place mark. User tokens need
+// none (the shop vouches for them) and the embed has no cookie of its own.
+func (ids identities) markPlace(c echo.Context, room, identity string) {
+	if ids.embed || ids.vids == nil {
+		return
+	}
+	v := visitorID(c)
+	if v == "" {
+		v, _ = c.Get(ctxNewVisitor).(string)
+	}
+	if v == "" || identity != queue.VisitorIdentity(v) {
+		return
+	}
+	c.SetCookie(&http.Cookie{
+		Name: placeCookiePrefix + room, Value: ids.vids.PlaceMark(room, v, ids.now()), Path: "/", MaxAge: visitorCookieAge,
+		HttpOnly: true, Secure: ids.secure, SameSite: http.SameSiteLaxMode,
+	})
+}
+
+// heldPlace reports whether the request's place mark says visitor v held
+// a place in room within the cookie's lifetime.
+func (ids identities) heldPlace(c echo.Context, room, v string) bool {
+	ck, err := c.Cookie(placeCookiePrefix + room)
+	return err == nil && ids.vids.CheckPlaceMark(room, v, ck.Value, ids.now(), visitorCookieAge*time.Second)
 }
 
 // forRead returns the identity of a request that reads or changes a ticket,

@@ -15,8 +15,10 @@ import (
 // While Redis is down an intent is all it takes to ask for stock, so each
 // one must come from a real, distinct person: one open intent per visitor
 // only holds if a request cannot mint visitors at will. A visitor who had a
-// ticket before the outage keeps its identity (cookie or user token); one
-// without must pass the NewcomerCheck first. Each server also counts the
+// place before the outage keeps its identity (user token, or visitor
+// cookie with its place mark: identity.go); one without must pass the
+// NewcomerCheck first, and a cookie without a mark is refused where no
+// challenge is asked. Each server also counts the
 // room's per-client limits by itself (intent_limits.go), and max_quantity
 // caps what one intent asks for.
 
@@ -40,8 +42,14 @@ func (workForNewcomers) AdmitNewcomer(_ echo.Context, _ string, s queue.Settings
 	return errNewcomer
 }
 
-var errNewcomer = errorf(http.StatusForbidden, "newcomer_refused",
-	"the line is down, and only visitors who were in it before may leave a request now; come back when it is up")
+var (
+	errNewcomer = errorf(http.StatusForbidden, "newcomer_refused",
+		"the line is down, and only visitors who were in it before may leave a request now; come back when it is up")
+	// errNoPlaceBefore: a visitor cookie, but no mark of a place in this
+	// room's line (a cookie minted without work, e.g. by GET …/challenge).
+	errNoPlaceBefore = errorf(http.StatusForbidden, "newcomer_refused",
+		"the line is down, and this visitor held no place in it before (a visitor cookie alone is not enough): only visitors who were in the line may leave a request now; come back when it is up")
+)
 
 // intentGuard is what stands between a request and the outbox.
 type intentGuard struct {
@@ -59,12 +67,24 @@ func (g intentGuard) intentVisitor(c echo.Context, ids identities, room string, 
 		return ids.fromUserToken(s, t)
 	}
 	if v := visitorID(c); v != "" && (ids.vids == nil || ids.vids.IssuedVisitorID(v)) {
-		return queue.VisitorIdentity(v), nil
+		// The cookie alone costs nothing (GET …/challenge hands one out):
+		// it is a known visitor only with its mark of a place in this room,
+		// or where every intent costs a solved challenge anyway.
+		if ids.vids == nil || s.BotProtection.PowOn() || ids.heldPlace(c, room, v) {
+			return queue.VisitorIdentity(v), nil
+		}
+		return "", errNoPlaceBefore
 	}
 	if err := g.newcomers.AdmitNewcomer(c, room, s); err != nil {
 		return "", err
 	}
-	return ids.forEnter(c, s, "")
+	identity, err := ids.forEnter(c, s, "")
+	if err == nil && !s.BotProtection.PowOn() {
+		// Let in by the check: known from now on. (With proof of work
+		// every intent pays anyway, and the mark would outlive a refusal.)
+		ids.markPlace(c, room, identity)
+	}
+	return identity, err
 }
 
 // checkQuantity holds an intent's payload "quantity" to the room's

@@ -85,7 +85,7 @@ func TestDegradedCookielessFloodMintsNoIdentities(t *testing.T) {
 	old := e.before(1)[0]
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off"}}`)
 	for i := range 50 {
-		r := e.do(nil, "POST", "/api/rooms/sale/intents", `{"payload": {"product": "sneaker-drop", "quantity": 5}}`)
+		r := e.do(nil, "POST", "/api/rooms/sale/intents", `{"payload": {"product": "sneaker-drop", "quantity": 3}}`)
 		wantError(t, r, http.StatusForbidden, "newcomer_refused")
 		if r.header.Get("Set-Cookie") != "" {
 			t.Fatalf("request %d was handed a cookie: %q", i, r.header.Get("Set-Cookie"))
@@ -93,7 +93,7 @@ func TestDegradedCookielessFloodMintsNoIdentities(t *testing.T) {
 	}
 	// Made-up visitor cookies are no better: waitroom knows the ids it handed out.
 	for i := range 20 {
-		r := e.do(nil, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 5}}`, "Cookie", "wr_vid="+queue.RandomID())
+		r := e.do(nil, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 3}}`, "Cookie", "wr_vid="+queue.RandomID())
 		wantError(t, r, http.StatusForbidden, "newcomer_refused")
 		if i == 0 && r.header.Get("Set-Cookie") != "" {
 			t.Fatalf("a made-up cookie was answered with a cookie: %q", r.header.Get("Set-Cookie"))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/metrics"
@@ -54,6 +55,8 @@ type config struct {
 
 	// CreateSigningKey writes a new signing key file and exits.
 	CreateSigningKey bool
+	// CreateAdminToken prints a new admin token and exits.
+	CreateAdminToken bool
 	// Version prints the version and exits.
 	Version bool
 
@@ -96,8 +99,9 @@ type config struct {
 
 	// ServerID names this server in the rooms' admitter leases (and their logs).
 	ServerID string
-	// Wrong admin tokens (API and dashboard sign-in) allowed per minute,
-	// per client address and from everyone together, before 429.
+	// Wrong admin tokens (API and dashboard sign-in) allowed per minute
+	// per client network before 429. AdminFailuresTotal is no longer used
+	// (there is no overall count): accepted so old configurations start.
 	AdminFailuresPerIP int
 	AdminFailuresTotal int
 	// Proof-of-work challenges made ahead of time: kept per cost, and the
@@ -190,7 +194,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.Addr, "addr", "127.0.0.1:8080", "address to listen on")
 	fs.StringVar(&c.RedisURL, "redis-url", "", "Redis URL (redis:// or rediss://; several hosts for a cluster, ?master=NAME for Sentinel); empty runs an in-process Redis-protocol server")
-	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for the admin API; generated and printed in embedded mode when empty")
+	fs.StringVar(&c.AdminToken, "admin-token", "", "bearer token for the admin API and the dashboard, of 128 bits or more (see --create-admin-token); generated and printed in embedded mode when empty")
 	fs.StringVar(&c.SigningKey, "signing-key", "", "PEM file of Ed25519 signing keys (first signs), shared by every server; must exist with --redis-url (see --create-signing-key), created when absent in embedded mode (default <data-dir>/signing-key.pem)")
 	fs.StringVar(&c.DataDir, "data-dir", "data", "directory for the signing key and local data")
 	fs.StringVar(&c.PublicURL, "public-url", "", "URL visitors reach this server at (default http://<addr>)")
@@ -206,6 +210,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.TLSCert, "tls-cert", "", "PEM certificate chain to serve HTTPS with (with --tls-key); default plain HTTP behind a TLS-terminating proxy")
 	fs.StringVar(&c.TLSKey, "tls-key", "", "PEM private key of --tls-cert")
 	fs.BoolVar(&c.CreateSigningKey, "create-signing-key", false, "write a new signing key to --signing-key (unless it exists) and exit; copy it to every server")
+	fs.BoolVar(&c.CreateAdminToken, "create-admin-token", false, "print a new admin token (128 random bits, 32 hex characters) and exit")
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
 	fs.StringVar(&c.KafkaTopic, "kafka-topic", "waitroom.intents", "topic the degraded path's intents are published to")
 	fs.StringVar(&c.KafkaResultsTopic, "kafka-results-topic", "waitroom.results", "topic checkout reports intent outcomes on")
@@ -214,8 +219,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.StringVar(&c.MetricsToken, "metrics-token", "", "bearer token /metrics requires (optional)")
 	fs.StringVar(&c.MetricsAllow, "metrics-allow", "", "addresses or CIDRs allowed to scrape /metrics, comma-separated (default: loopback only, unless a token is set)")
 	fs.StringVar(&c.trustedProxies, "trusted-proxies", "", "addresses or CIDRs of proxies whose X-Forwarded-For names the client, comma-separated (default: none; the peer address is the client)")
-	fs.IntVar(&c.AdminFailuresPerIP, "admin-failures-per-ip", throttle.DefaultPerClient.N, "wrong admin tokens a client address (IPv6: its /64) may send per minute before 429")
-	fs.IntVar(&c.AdminFailuresTotal, "admin-failures-total", throttle.DefaultOverall.N, "wrong admin tokens all clients together may send per minute before 429 for everyone not yet signed in")
+	fs.IntVar(&c.AdminFailuresPerIP, "admin-failures-per-ip", throttle.DefaultPerClient.N, "wrong admin tokens a client address (IPv6: its /64) may send per minute before its wrong tokens get 429 (the right token is never refused)")
+	fs.IntVar(&c.AdminFailuresTotal, "admin-failures-total", 0, "no longer used: there is no overall count of wrong admin tokens, so a flood cannot lock the operator out (accepted so old configurations start)")
 	fs.BoolVar(&c.TokenInURL, "token-in-url", false, "send admitted visitors to target_url with the entry token itself (?wr_token=), for a checkout that verifies offline and cannot redeem the default single-use hand-off code (?wr_code=); the token then shows in logs and Referers")
 	fs.StringVar(&c.Upstream, "upstream", "", "checkout URL to run the gate in front of (reverse-proxy mode); empty: no gate")
 	fs.Var(&c.Protect, "protect", "path patterns the gate protects, comma-separated or repeated (e.g. /checkout/*,/api/orders)")
@@ -272,8 +277,10 @@ func (c *config) validate() error {
 	if c.RedisSentinelPassword != "" && (c.RedisURL == "" || !strings.Contains(c.RedisURL, "master=")) {
 		errs = append(errs, errors.New("--redis-sentinel-password: only applies with a Sentinel --redis-url (?master=NAME)"))
 	}
-	if c.AdminToken != "" && len(c.AdminToken) < 16 {
-		errs = append(errs, errors.New("--admin-token: must be at least 16 characters"))
+	if c.AdminToken != "" {
+		if err := adminops.CheckToken(c.AdminToken); err != nil {
+			errs = append(errs, fmt.Errorf("--admin-token (WAITROOM_ADMIN_TOKEN): %w", err))
+		}
 	}
 	if c.DataDir == "" {
 		errs = append(errs, errors.New("--data-dir: must not be empty"))
@@ -321,8 +328,9 @@ func (c *config) validate() error {
 	if c.KafkaTopic == "" || c.KafkaResultsTopic == "" || c.KafkaTopic == c.KafkaResultsTopic {
 		errs = append(errs, errors.New("--kafka-topic and --kafka-results-topic: must be set and differ"))
 	}
-	// --version and --create-signing-key run nothing, so need no services.
-	if !embeddedServices && !c.Version && !c.CreateSigningKey && (c.RedisURL == "" || c.embeddedBroker()) {
+	// --version, --create-signing-key and --create-admin-token run nothing,
+	// so need no services.
+	if !embeddedServices && !c.Version && !c.CreateSigningKey && !c.CreateAdminToken && (c.RedisURL == "" || c.embeddedBroker()) {
 		errs = append(errs, errNotEmbedded)
 	}
 	c.Demo = c.embedded() && embeddedServices
@@ -384,9 +392,6 @@ func (c *config) validate() error {
 	}
 	if (throttle.Limit{N: c.AdminFailuresPerIP, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-per-ip %d: want 1 to 1000000", c.AdminFailuresPerIP))
-	}
-	if (throttle.Limit{N: c.AdminFailuresTotal, Per: time.Minute}).Validate() != nil {
-		errs = append(errs, fmt.Errorf("--admin-failures-total %d: want 1 to 1000000", c.AdminFailuresTotal))
 	}
 	if c.PowPoolSize < 1 || c.PowPoolSize > 1_000_000 {
 		errs = append(errs, fmt.Errorf("--pow-pool-size %d: want 1 to 1000000", c.PowPoolSize))

@@ -71,6 +71,9 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--redis-url", "http://x"}, env(), "--redis-url"},
 		{nil, env("WAITROOM_REDIS_URL", "mysql://x"), "--redis-url"},
 		{[]string{"--admin-token", "short"}, env(), "--admin-token"},
+		// 20 hex characters were enough once; 80 bits are not now.
+		{[]string{"--admin-token", "0123456789abcdef0123"}, env(), "--admin-token (WAITROOM_ADMIN_TOKEN): 20 characters of hex carry at most 80 bits, want 128"},
+		{nil, env("WAITROOM_ADMIN_TOKEN", "0123456789abcdef0123456789abcde"), "WAITROOM_ADMIN_TOKEN): 31 characters of hex"},
 		{[]string{"--public-url", "ftp://x"}, env(), "--public-url"},
 		{[]string{"--log-format", "xml"}, env(), "--log-format"},
 		{[]string{"--log-level", "loud"}, env(), "--log-level"},
@@ -98,7 +101,6 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{[]string{"--idle-timeout", "500ms"}, env(), "--idle-timeout 500ms: want between 1s and 10m"},
 		{nil, env("WAITROOM_IDLE_TIMEOUT", "11m"), "--idle-timeout"},
 		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
-		{nil, env("WAITROOM_ADMIN_FAILURES_TOTAL", "-5"), "--admin-failures-total"},
 		// Fail closed: a real Redis needs real brokers, or the in-process one by name.
 		{[]string{"--redis-url", "redis://127.0.0.1:6379/0"}, env(), "--kafka-brokers: required with --redis-url"},
 		{[]string{"--kafka-brokers", "k:9092", "--kafka-sasl", "gssapi", "--kafka-username", "u", "--kafka-password", "p"}, env(), "--kafka-sasl"},

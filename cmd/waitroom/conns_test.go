@@ -86,22 +86,13 @@ func hold(ctx context.Context, from, target string, n int, first string, redial 
 	return h
 }
 
-// clientFrom is an HTTP client whose every request takes a new connection
-// from the loopback address from.
-func clientFrom(from string) *http.Client {
-	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-		DialContext:       (&net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(from)}}).DialContext,
-		DisableKeepAlives: true,
-	}}
-}
-
 var leasesLine = regexp.MustCompile(`(?m)^waitroom_admitter_leases (\d+)$`)
 
 // leases reads the admitter lease gauge from /metrics; -1 when the
 // scrape's connection was refused at the cap (503).
 func leases(t *testing.T, base string) int {
 	t.Helper()
-	res, err := clientFrom("127.0.0.1").Get(base + "/metrics")
+	res, err := from("127.0.0.1", false).Get(base + "/metrics")
 	if err != nil {
 		t.Fatalf("metrics: %v", err)
 	}
@@ -167,7 +158,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 	}
 	eventually(t, 10*time.Second, "the server holds the room's lease", func() bool { return leases(t, base) == 1 })
 
-	honest := clientFrom("127.0.0.2")
+	honest := from("127.0.0.2", false)
 	served := func(what string) {
 		t.Helper()
 		start := time.Now()
@@ -189,7 +180,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 		h := hold(actx, "127.0.0.5", p.addr, 100, slowBody, 50*time.Millisecond)
 		eventually(t, 10*time.Second, "the attacker holding 100", func() bool { return h.open.Load() == 100 })
 		// Its 101st is answered 503 with Retry-After and the JSON error.
-		res, err := clientFrom("127.0.0.5").Get(base + "/readyz")
+		res, err := from("127.0.0.5", false).Get(base + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}

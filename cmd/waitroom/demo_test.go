@@ -81,7 +81,7 @@ func TestRunWithRealAddressesHasNoDemo(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"--addr", "127.0.0.1:0", "--data-dir", dir, "--redis-url", rs.URL(), "--signing-key", key,
-			"--kafka-brokers", strings.Join(broker.Addrs(), ","), "--admin-token", "0123456789abcdef0123"}, env(), logs,
+			"--kafka-brokers", strings.Join(broker.Addrs(), ","), "--admin-token", "7d2f9a41c6e08b3f5a9d1e7c40b2f86a"}, env(), logs,
 			func(addr string) { addrc <- addr })
 	}()
 	var addr string

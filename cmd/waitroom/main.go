@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/internal/adaptive"
+	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
@@ -49,6 +50,10 @@ func main() {
 
 var errHelp = errors.New("help requested")
 
+// stdout is where --create-admin-token prints its token, alone on its
+// line, so that TOKEN=$(waitroom --create-admin-token) works.
+var stdout io.Writer = os.Stdout
+
 // run starts waitroom and blocks until ctx ends. ready, when not nil, hears
 // the listening address once the server takes requests (tests use it).
 func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready func(addr string)) error {
@@ -69,7 +74,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if cfg.CreateSigningKey {
 		return createSigningKey(cfg, log)
 	}
+	if cfg.CreateAdminToken {
+		_, err := fmt.Fprintln(stdout, adminops.NewToken())
+		return err
+	}
+	if cfg.AdminFailuresTotal != 0 {
+		log.Warn("--admin-failures-total is no longer used: wrong admin tokens are counted per client network only, and the right token is never refused")
+	}
 
+	if cfg.AdminToken == "" && cfg.RedisURL != "" {
+		return errors.New("config: --admin-token (WAITROOM_ADMIN_TOKEN) is required with a real Redis: " + adminops.TokenHowTo)
+	}
 	rdb, probeRdb, embedded, err := openRedis(cfg, log)
 	if err != nil {
 		return err
@@ -86,10 +101,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	keys.Issuer = cfg.PublicURL
 
 	if cfg.AdminToken == "" {
-		if embedded == nil {
-			return errors.New("config: --admin-token (WAITROOM_ADMIN_TOKEN) is required with a real Redis")
-		}
-		cfg.AdminToken = queue.RandomID()
+		cfg.AdminToken = adminops.NewToken()
 		log.Info("generated an admin token for this run", "admin_token", cfg.AdminToken)
 	}
 
@@ -159,8 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	allow, _ := metrics.ParseAllow(cfg.MetricsAllow) // checked with the config
 
 	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
-		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute},
-		Overall:   throttle.Limit{N: cfg.AdminFailuresTotal, Per: time.Minute}})
+		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute}})
 	srv = server.New(line, server.Config{
 		AdminToken: cfg.AdminToken,
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),

@@ -213,7 +213,7 @@ func TestRunRefusesRealRedisWithoutSigningKey(t *testing.T) {
 	dir := t.TempDir()
 	key := filepath.Join(dir, "keys", "signing-key.pem")
 	args := []string{"--addr", "127.0.0.1:0", "--data-dir", dir, "--redis-url", rs.URL(), "--signing-key", key,
-		"--kafka-brokers", "embedded", "--admin-token", "0123456789abcdef0123", "--embed-demo-addr", "off"}
+		"--kafka-brokers", "embedded", "--admin-token", "7d2f9a41c6e08b3f5a9d1e7c40b2f86a", "--embed-demo-addr", "off"}
 	err := run(context.Background(), args, env(), io.Discard, func(string) { t.Error("started without a signing key") })
 	if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), "--create-signing-key") {
 		t.Fatalf("start without a key file: %v", err)

@@ -1,13 +1,13 @@
 package dashboard
 
 import (
-	"crypto/subtle"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/render"
 	"github.com/waitroom/waitroom/internal/throttle"
@@ -88,30 +88,27 @@ func (d *Dashboard) loginPage(c echo.Context, status int, errKey string) error {
 
 // handleLogin: POST /admin/login with the admin token starts a session.
 // The sign-in form's CSRF is checked first (a made-up form is no attempt);
-// then the attempt is counted before the token is looked at, and taken
-// back when it was right: a client (or everyone together) with too many
-// wrong tokens is answered 429 without a look at its token.
+// then the token, before any count: the right one always signs in, however
+// many wrong ones came from wherever. Only wrong ones are counted, per
+// client network; a network past its allowance is answered 429.
 func (d *Dashboard) handleLogin(c echo.Context) error {
 	ck, err := c.Cookie(loginCookie)
 	if err != nil || !d.sessions.checkLogin(ck.Value, c.FormValue("csrf_token")) {
 		return d.loginPage(c, http.StatusForbidden, "admin.login.expired")
 	}
-	ctx := c.Request().Context()
-	client := clientip.Bucket(c.RealIP())
-	if wait, ok := d.d.Failures.Attempt(ctx, client); !ok {
-		c.Response().Header().Set("Retry-After", throttle.RetryAfter(wait))
-		if wantsJSON(c) {
-			return c.JSON(http.StatusTooManyRequests, map[string]apiError{"error": {Code: "rate_limited",
-				Message: "too many wrong admin tokens; retry after Retry-After seconds"}})
+	if !adminops.RightToken(d.d.AdminToken, c.FormValue("token")) {
+		wait, ok := d.d.Failures.Failed(c.Request().Context(), clientip.Bucket(c.RealIP()))
+		if !ok {
+			c.Response().Header().Set("Retry-After", throttle.RetryAfter(wait))
+			if wantsJSON(c) {
+				return c.JSON(http.StatusTooManyRequests, map[string]apiError{"error": {Code: "rate_limited",
+					Message: "too many wrong admin tokens from your network; retry after Retry-After seconds"}})
+			}
+			return d.loginPage(c, http.StatusTooManyRequests, "admin.login.throttled")
 		}
-		return d.loginPage(c, http.StatusTooManyRequests, "admin.login.throttled")
-	}
-	want := []byte(d.d.AdminToken)
-	if len(want) == 0 || subtle.ConstantTimeCompare([]byte(c.FormValue("token")), want) != 1 {
 		d.log.Warn("dashboard: failed sign-in", "remote", c.RealIP())
 		return d.loginPage(c, http.StatusUnauthorized, "admin.login.wrong")
 	}
-	d.d.Failures.Succeeded(ctx, client)
 	sess, value := d.sessions.issue()
 	c.SetCookie(d.cookie(sessionCookie, value, int(d.d.SessionTTL.Seconds())))
 	c.SetCookie(d.cookie(loginCookie, "", -1))

@@ -69,11 +69,10 @@ type WaitStats interface {
 	WaitQuantiles(room string) (p50, p95 time.Duration, ok bool)
 }
 
-// FailureCounter counts wrong admin tokens per client and overall
+// FailureCounter counts wrong admin tokens per client network
 // (*throttle.Failures, shared with the admin API and across servers).
 type FailureCounter interface {
-	Attempt(ctx context.Context, client string) (time.Duration, bool)
-	Succeeded(ctx context.Context, client string)
+	Failed(ctx context.Context, client string) (time.Duration, bool)
 }
 
 // Revocations is where a signed-out session is recorded for every server

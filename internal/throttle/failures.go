@@ -1,7 +1,10 @@
-// Package throttle slows down guessing: it counts failed attempts (of the
-// admin token) per client and overall, across servers in Redis where Redis
-// answers and in a bounded local table where it does not. Only failures
-// count, so a client that gets it right is never slowed.
+// Package throttle counts wrong attempts (of the admin token) per client
+// network, across servers in Redis where Redis answers and in a bounded
+// local table where it does not. Only failures count, and only the
+// client's own: there is no overall count, so a flood from elsewhere never
+// locks out the one who has the right token. What keeps guessing hopeless
+// is the token's entropy (128 bits or more, checked at start); the count
+// keeps a guessing client cheap to answer and its log lines few.
 package throttle
 
 import (
@@ -44,7 +47,6 @@ func (l Limit) blockedFor(reset time.Duration) time.Duration {
 // Options configure Failures; zero values pick the defaults.
 type Options struct {
 	PerClient Limit // default 10 a minute
-	Overall   Limit // default 100 a minute
 	// Prefix namespaces the Redis keys (default "wr:"); redis_rate puts
 	// its own "rate:" before it: rate:wr:throttle:<name>:<client or *>.
 	Prefix string
@@ -54,17 +56,14 @@ type Options struct {
 	Logger    *slog.Logger
 }
 
-// Defaults of Options.
-var (
-	DefaultPerClient = Limit{N: 10, Per: time.Minute}
-	DefaultOverall   = Limit{N: 100, Per: time.Minute}
-)
+// DefaultPerClient is Options.PerClient's default.
+var DefaultPerClient = Limit{N: 10, Per: time.Minute}
 
 // redisTimeout bounds each Redis call: a slow Redis falls back to the local
 // table rather than hold the request.
 const redisTimeout = 250 * time.Millisecond
 
-// Failures counts one kind of failure (name) per client bucket and overall.
+// Failures counts one kind of failure (name) per client bucket.
 type Failures struct {
 	name  string
 	o     Options
@@ -83,9 +82,6 @@ const redisBackoff = time.Second
 func New(rdb redis.UniversalClient, name string, o Options) *Failures {
 	if o.PerClient.N == 0 {
 		o.PerClient = DefaultPerClient
-	}
-	if o.Overall.N == 0 {
-		o.Overall = DefaultOverall
 	}
 	if o.Prefix == "" {
 		o.Prefix = vocab.KeyPrefix
@@ -106,30 +102,14 @@ func New(rdb redis.UniversalClient, name string, o Options) *Failures {
 	return f
 }
 
-// overallKey is the bucket every failure also counts in. Client buckets
-// are addresses or prefixes, which never start with "*".
-const overallKey = "*"
-
-// Attempt counts an attempt of client (a clientip.Bucket) before its token
-// is looked at, so that concurrent guesses cannot slip past the count: it
-// is refused, with how long to wait, when client or everyone together
-// failed too often. Call Succeeded when the token was right: only failures
-// stay counted.
-func (f *Failures) Attempt(ctx context.Context, client string) (time.Duration, bool) {
-	if wait, ok := f.check(ctx, client, f.o.PerClient, 1); !ok {
-		return wait, false
-	}
-	if wait, ok := f.check(ctx, overallKey, f.o.Overall, 1); !ok {
-		f.refund(ctx, client, f.o.PerClient) // it was never tried
-		return wait, false
-	}
-	return 0, true
-}
-
-// Succeeded takes back the attempt of a client whose token was right.
-func (f *Failures) Succeeded(ctx context.Context, client string) {
-	f.refund(ctx, client, f.o.PerClient)
-	f.refund(ctx, overallKey, f.o.Overall)
+// Failed counts one wrong token of client (a clientip.Bucket), unless
+// the client is locked out already. ok is false when it is locked out
+// (answer 429), with how long it must wait; right tokens are never
+// counted, so call Failed only once a token was found wrong. Concurrent
+// failures are counted one by one (in Redis, by one script), so a client
+// gets exactly its allowance of 401s before 429.
+func (f *Failures) Failed(ctx context.Context, client string) (wait time.Duration, ok bool) {
+	return f.check(ctx, client, f.o.PerClient, 1)
 }
 
 func (f *Failures) redisKey(key string) string { return f.o.Prefix + "throttle:" + f.name + ":" + key }
@@ -156,29 +136,6 @@ func (f *Failures) check(ctx context.Context, key string, l Limit, cost int) (ti
 	}
 	f.local.mirror(key, now.Add(res.ResetAfter), now)
 	return max(l.blockedFor(res.ResetAfter), 0), res.Allowed > 0
-}
-
-// refund takes one failure off key's count.
-func (f *Failures) refund(ctx context.Context, key string, l Limit) {
-	now := f.o.Now()
-	if f.rl == nil || !f.redisUp() {
-		f.local.refund(key, l, now)
-		return
-	}
-	rctx, cancel := context.WithTimeout(ctx, redisTimeout)
-	defer cancel()
-	res, err := f.rl.AllowN(rctx, f.redisKey(key), redis_rate.Limit{Rate: l.N, Burst: l.N, Period: l.Per}, -1)
-	if err != nil {
-		f.redisFailed(ctx, err)
-		f.local.refund(key, l, now)
-		return
-	}
-	if res.ResetAfter <= 0 {
-		// Nothing left outstanding: the script stores nothing then, so the
-		// key would keep the attempt.
-		_ = f.rl.Reset(rctx, f.redisKey(key))
-	}
-	f.local.mirror(key, now.Add(res.ResetAfter), now)
 }
 
 func (f *Failures) redisFailed(ctx context.Context, err error) {
@@ -259,11 +216,6 @@ func (t *local) check(key string, l Limit, cost int, now time.Time) (time.Durati
 func (t *local) peek(key string, l Limit, now time.Time) time.Duration {
 	tat := t.update(key, now, false, func(tat time.Time) time.Time { return tat })
 	return max(l.blockedFor(tat.Sub(now)), 0)
-}
-
-// refund takes one failure off key's count.
-func (t *local) refund(key string, l Limit, now time.Time) {
-	t.update(key, now, false, func(tat time.Time) time.Time { return tat.Add(-l.interval()) })
 }
 
 // mirror takes in what Redis said of key: its failures are forgotten at at.
