@@ -19,7 +19,6 @@ import (
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/metrics"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -90,11 +89,16 @@ type config struct {
 	// per client address and from everyone together, before 429.
 	AdminFailuresPerIP int
 	AdminFailuresTotal int
-	// Proof-of-work challenges made ahead of time: kept per cost, and the
-	// scrypt runs a second the refill may spend on them.
-	PowPoolSize int
-	PowPoolRate float64
+	// Proof-of-work challenges and solutions a client network may ask for
+	// or send per minute (GCRA across servers, burst = the limit).
+	ChallengesPerIP int
 }
+
+// defaultChallengesPerIP: 5 a second from one address once a burst of 300 is
+// spent. A hundred visitors behind one NAT arriving at once ask for about
+// two each (a challenge, a solution); a flood from one address costs the
+// servers at most 5 scrypt runs a second (each checked solution runs one).
+const defaultChallengesPerIP = 300
 
 // embedded reports whether both Redis and Kafka run in this process.
 func (c config) embedded() bool { return c.RedisURL == "" && c.embeddedBroker() }
@@ -187,8 +191,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "how long a request (but a push stream) may take to send its body")
 	fs.IntVar(&c.PushPerTicket, "push-per-ticket", 4, "open push connections (WebSocket, SSE) per ticket; the newest over it is refused (0: no cap)")
 	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
-	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
-	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
+	fs.IntVar(&c.ChallengesPerIP, "challenges-per-ip", defaultChallengesPerIP, "proof-of-work challenges asked for plus solutions sent, per minute, by one client address (IPv6: its /64), across servers (GCRA, burst = the limit); over it: 429")
 	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
 	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
 	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
@@ -346,11 +349,8 @@ func (c *config) validate() error {
 	if (throttle.Limit{N: c.AdminFailuresTotal, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-total %d: want 1 to 1000000", c.AdminFailuresTotal))
 	}
-	if c.PowPoolSize < 1 || c.PowPoolSize > 1_000_000 {
-		errs = append(errs, fmt.Errorf("--pow-pool-size %d: want 1 to 1000000", c.PowPoolSize))
-	}
-	if !(c.PowPoolRate >= 1 && c.PowPoolRate <= 100_000) {
-		errs = append(errs, fmt.Errorf("--pow-pool-rate %v: want 1 to 100000 a second", c.PowPoolRate))
+	if (throttle.Limit{N: c.ChallengesPerIP, Per: time.Minute}).Validate() != nil {
+		errs = append(errs, fmt.Errorf("--challenges-per-ip %d: want 1 to 1000000", c.ChallengesPerIP))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))
