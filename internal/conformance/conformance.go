@@ -58,6 +58,7 @@ var cases = []struct {
 	{"LeaveEndsATicketOnlyForItsOwner", testLeaveEndsATicketOnlyForItsOwner},
 	{"TokensHaveOneHolder", testTokensHaveOneHolder},
 	{"PerClientLimits", testPerClientLimits},
+	{"PricedPlaces", testPricedPlaces},
 	{"RestoreHoldsTheCapacityOnce", testRestoreHoldsTheCapacityOnce},
 	{"RoomsAndEpoch", testRoomsAndEpoch},
 	{"ListenHearsAdmissionsAndRoomChanges", testListenHearsAdmissionsAndRoomChanges},
