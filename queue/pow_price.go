@@ -15,13 +15,14 @@ import (
 //	pow_cost × (1 + (k − PowFreePlaces + 1) / PowStepPlaces), at most PowMaxFactor × pow_cost
 //
 // (the division rounds down, in expected scrypt runs). A carrier-grade NAT
-// with a hundred people behind one address pays 13× for its 100th place
-// (about 5 s in a browser, docs/benchmarks.md), while one address taking
-// 1,000 places pays about 63,000 × pow_cost runs in all: 6.5 core-hours at
-// the default, 26 for 2,000 (the total grows with the square of the count).
+// with a hundred people behind one address pays 7× for its 100th place
+// (docs/benchmarks.md has headless Chromium's time), while one address
+// taking 1,000 places pays about 32,000 × pow_cost runs in all: 3.3
+// core-hours at the default (3.7 ms a run), 13 for 2,000, 81 for 5,000 (the
+// total grows with the square of the count).
 const (
 	PowFreePlaces = 4
-	PowStepPlaces = 8
+	PowStepPlaces = 16
 	PowMaxFactor  = 1000
 )
 
