@@ -7,7 +7,6 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -94,7 +93,7 @@ func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, u
 			return queue.Ticket{}, queue.Settings{}, err
 		}
 	}
-	client := pow.Client{Identity: identity, Bucket: clientip.Bucket(c.RealIP())}
+	client := pow.Client{Identity: identity, Bucket: g.network(c)}
 	if challenge {
 		return g.Enter(ctx, line, s, room, client, powPayload)
 	}

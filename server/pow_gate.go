@@ -26,8 +26,10 @@ type powGate struct {
 	line pow.Line
 	// limit counts challenges and solutions per client network; nil: none.
 	limit challengeCounter
-	local *pow.SpentSet
-	now   func() time.Time
+	// v4Bits is the IPv4 prefix a network is counted by (Config.NetworkIPv4Bits).
+	v4Bits int
+	local  *pow.SpentSet
+	now    func() time.Time
 }
 
 // challengeCounter is throttle.Failures' Take: one use by a client bucket,
@@ -41,12 +43,15 @@ func (g powGate) take(c echo.Context) error {
 	if g.limit == nil {
 		return nil
 	}
-	if wait, ok := g.limit.Take(c.Request().Context(), clientip.Bucket(c.RealIP())); !ok {
+	if wait, ok := g.limit.Take(c.Request().Context(), g.network(c)); !ok {
 		return &apiError{Status: http.StatusTooManyRequests, Code: queue.CodeRateLimited,
 			Message: "too many proof-of-work challenges and solutions from this network; retry after a while", RetryAfter: max(wait, time.Second)}
 	}
 	return nil
 }
+
+// network is the client's network, as prices and the challenge limit count it.
+func (g powGate) network(c echo.Context) string { return clientip.Network(c.RealIP(), g.v4Bits) }
 
 func newPowGate(line *queue.Line) powGate {
 	return powGate{
@@ -123,7 +128,7 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err := g.take(c); err != nil {
 			return err
 		}
-		ch, err := g.Challenge(c.Request().Context(), g.line, s, room, pow.Client{Identity: identity, Bucket: clientip.Bucket(c.RealIP())})
+		ch, err := g.Challenge(c.Request().Context(), g.line, s, room, pow.Client{Identity: identity, Bucket: g.network(c)})
 		if err != nil {
 			return err
 		}

@@ -51,6 +51,10 @@ type Config struct {
 	// sent per client network (throttle.New(rdb, "challenge", …).Take,
 	// across servers); nil: no limit.
 	Challenges challengeCounter
+	// NetworkIPv4Bits is the IPv4 prefix a client network is counted by,
+	// for a place's price and the challenge limit (0 or 32: one address;
+	// 24: a /24). IPv6 is always counted by its /64.
+	NetworkIPv4Bits int
 	// AccessLog, when set, gets one line per request (server/access_log.go).
 	AccessLog *slog.Logger
 }
@@ -107,7 +111,7 @@ func New(line *queue.Line, cfg Config) *Server {
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
 	work := newPowGate(line)
-	work.limit = cfg.Challenges
+	work.limit, work.v4Bits = cfg.Challenges, cfg.NetworkIPv4Bits
 
 	var fa echo.HandlerFunc
 	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {

@@ -92,6 +92,8 @@ type config struct {
 	// Proof-of-work challenges and solutions a client network may ask for
 	// or send per minute (GCRA across servers, burst = the limit).
 	ChallengesPerIP int
+	// NetworkIPv4Bits: the IPv4 prefix one client network is priced by.
+	NetworkIPv4Bits int
 }
 
 // defaultChallengesPerIP: 5 a second from one address once a burst of 300 is
@@ -191,6 +193,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "how long a request (but a push stream) may take to send its body")
 	fs.IntVar(&c.PushPerTicket, "push-per-ticket", 4, "open push connections (WebSocket, SSE) per ticket; the newest over it is refused (0: no cap)")
 	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
+	fs.IntVar(&c.NetworkIPv4Bits, "network-ipv4-prefix", 32, "the IPv4 prefix length one client network is counted by for a place's proof-of-work price and --challenges-per-ip (32: each address; IPv6 is counted per /64)")
 	fs.IntVar(&c.ChallengesPerIP, "challenges-per-ip", defaultChallengesPerIP, "proof-of-work challenges asked for plus solutions sent, per minute, by one client address (IPv6: its /64), across servers (GCRA, burst = the limit); over it: 429")
 	fs.IntVar(&c.MaxConns, "max-conns", 20000, "open connections of the whole server; more are answered 503 and closed (0: no cap)")
 	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
@@ -348,6 +351,9 @@ func (c *config) validate() error {
 	}
 	if (throttle.Limit{N: c.AdminFailuresTotal, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-total %d: want 1 to 1000000", c.AdminFailuresTotal))
+	}
+	if c.NetworkIPv4Bits < 8 || c.NetworkIPv4Bits > 32 {
+		errs = append(errs, fmt.Errorf("--network-ipv4-prefix %d: want 8 to 32", c.NetworkIPv4Bits))
 	}
 	if (throttle.Limit{N: c.ChallengesPerIP, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--challenges-per-ip %d: want 1 to 1000000", c.ChallengesPerIP))

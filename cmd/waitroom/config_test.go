@@ -80,6 +80,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{nil, env("WAITROOM_DEGRADE_AFTER", "2m"), "--degrade-after"},
 		{nil, env("WAITROOM_DEGRADE_AFTER", "soon"), "WAITROOM_DEGRADE_AFTER"},
 		{[]string{"--challenges-per-ip", "0"}, env(), "--challenges-per-ip"},
+		{[]string{"--network-ipv4-prefix", "33"}, env(), "--network-ipv4-prefix"},
 		{nil, env("WAITROOM_CHALLENGES_PER_IP", "-5"), "--challenges-per-ip"},
 		{nil, env("WAITROOM_PUSH_PER_IP", "-5"), "--push-per-ip"},
 		{[]string{"--max-conns", "-1"}, env(), "--max-conns"},

@@ -169,10 +169,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Intents:    ob,
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 
-		TrustedProxies: cfg.TrustedProxies,
-		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
-		AdminFailures:  adminFailures,
-		AccessLog:      log,
+		TrustedProxies:  cfg.TrustedProxies,
+		Limits:          server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
+		AdminFailures:   adminFailures,
+		AccessLog:       log,
+		NetworkIPv4Bits: cfg.NetworkIPv4Bits,
 		Challenges: throttle.New(rdb, "challenge", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
 			PerClient: throttle.Limit{N: cfg.ChallengesPerIP, Per: time.Minute}}),
 	})
