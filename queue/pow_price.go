@@ -15,14 +15,15 @@ import (
 //	pow_cost × (1 + (k − PowFreePlaces + 1) / PowStepPlaces), at most PowMaxFactor × pow_cost
 //
 // (the division rounds down, in expected scrypt runs). A carrier-grade NAT
-// with a hundred people behind one address pays 7× for its 100th place
-// (docs/benchmarks.md has headless Chromium's time), while one address
-// taking 1,000 places pays about 32,000 × pow_cost runs in all: 3.3
-// core-hours at the default (3.7 ms a run), 13 for 2,000, 81 for 5,000 (the
-// total grows with the square of the count).
+// with a hundred people behind one address pays 4× for its 100th place
+// (docs/benchmarks.md has headless Chromium's time: a try's luck is
+// geometric, so the tail is 3× the mean), while one address taking 1,000
+// places pays about 16,500 × pow_cost runs in all: 1.7 core-hours at the
+// default (3.7 ms a run), 6.6 for 2,000, 41 for 5,000 (the total grows with
+// the square of the count).
 const (
 	PowFreePlaces = 4
-	PowStepPlaces = 16
+	PowStepPlaces = 32
 	PowMaxFactor  = 1000
 )
 

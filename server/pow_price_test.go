@@ -25,16 +25,16 @@ import (
 // then buys the place. Every visitor here is one address (127.0.0.1).
 func TestPowPriceRisesPerNetwork(t *testing.T) {
 	e := newEnv(t)
-	const room = `{"paused": true, "bot_protection": {"proof_of_work": "on", "pow_cost": 16}}`
+	const room = `{"paused": true, "bot_protection": {"proof_of_work": "on", "pow_cost": 32}}`
 	e.putRoom("sale", room)
-	bp := queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: 16}
+	bp := queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: 32}
 	n := queue.PowFreePlaces + 4
 	visitors := make([]*http.Client, n)
 	early := make([]string, n) // solved while the network held nothing: the base price
 	for k := range visitors {
 		visitors[k] = e.browser()
 		c := challengeOf(t, e.do(visitors[k], "GET", "/api/rooms/sale/challenge", ""))
-		if p := c.Parameters; p.Difficulty != 16 || p.Base != 16 || p.Held != 0 {
+		if p := c.Parameters; p.Difficulty != 32 || p.Base != 32 || p.Held != 0 {
 			t.Fatalf("visitor %d's first challenge: difficulty %d base %d held %d", k, p.Difficulty, p.Base, p.Held)
 		}
 		early[k] = solve(t, c)
@@ -50,7 +50,7 @@ func TestPowPriceRisesPerNetwork(t *testing.T) {
 		}
 		wantError(t, r, 403, "challenge_underpaid")
 		c := challengeOf(t, r)
-		if p := c.Parameters; p.Difficulty != want || p.Held != int64(k) || p.Base != 16 || want <= 16 {
+		if p := c.Parameters; p.Difficulty != want || p.Held != int64(k) || p.Base != 32 || want <= 32 {
 			t.Fatalf("place %d: challenge at difficulty %d held %d, want %d held %d", k, p.Difficulty, p.Held, want, k)
 		}
 		if r := e.do(visitors[k], "POST", "/api/rooms/sale/enter", powBody(solve(t, c))); r.status != 200 {
