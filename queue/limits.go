@@ -63,6 +63,8 @@ const (
 	// PlacesTTL: a bucket's set goes a day after its last new place, so
 	// buckets that stopped coming leave nothing behind.
 	PlacesTTL = 24 * time.Hour
+	// PlacesSweep is how many members PlacesHeld rechecks per call.
+	PlacesSweep = 8
 )
 
 // Claims of a place by a client bucket.
@@ -76,16 +78,37 @@ const (
 // identity enters: nil when it may take (or already holds) a place, a
 // *LimitError when a limit refuses it. With both limits off it costs nothing.
 func (l *Line) LimitClient(ctx context.Context, room string, s *Settings, bucket, identity string) error {
+	return l.LimitClientPaid(ctx, room, s, bucket, identity, 0)
+}
+
+// LimitClientPaid is LimitClient for a client that solved a proof of work of
+// paid runs (0: none). With proof of work on, a paid place is always
+// counted for the bucket, and refused with ErrUnderpaid when the bucket
+// holds more places than paid buys (PowPlaces): the price rose since the
+// challenge was issued.
+func (l *Line) LimitClientPaid(ctx context.Context, room string, s *Settings, bucket, identity string, paid int64) error {
 	bp := s.BotProtection
-	if bp.EntersPerIPPerMinute <= 0 && bp.PlacesPerIP <= 0 {
+	priced := paid > 0 && bp.PowOn()
+	if !priced && bp.EntersPerIPPerMinute <= 0 && bp.PlacesPerIP <= 0 {
 		return nil
 	}
-	claim, err := l.store.ClaimPlace(ctx, room, bucket, identity, bp.PlacesPerIP, l.clock.Now())
+	limit, byPrice := bp.PlacesPerIP, false
+	if priced {
+		if n := PowPlaces(bp, paid); limit <= 0 || n < limit {
+			limit, byPrice = n, true
+		}
+		if limit == 0 {
+			return ErrUnderpaid
+		}
+	}
+	claim, err := l.store.ClaimPlace(ctx, room, bucket, identity, limit, l.clock.Now())
 	switch {
 	case err != nil:
 		return err
 	case claim == ClaimHeld:
 		return nil
+	case claim == ClaimFull && byPrice:
+		return ErrUnderpaid
 	case claim == ClaimFull:
 		// Nobody knows when a place ends; a waiter who stops asking loses
 		// it after abandon_after_s, the soonest one can free itself.
@@ -98,7 +121,7 @@ func (l *Line) LimitClient(ctx context.Context, room string, s *Settings, bucket
 	if err == nil && ok {
 		return nil
 	}
-	if bp.PlacesPerIP > 0 {
+	if limit > 0 {
 		if rerr := l.store.ReleasePlace(ctx, room, bucket, identity); rerr != nil {
 			l.log.Debug("queue: release a refused claim", "room", room, "err", rerr) // it lapses by itself
 		}

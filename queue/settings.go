@@ -113,11 +113,12 @@ const (
 	ProofOfWorkOff = "off"
 )
 
-// DefaultPowCost is the work a new room asks of each entering client: the
-// most scrypt runs (N=1024, r=8) a solution can take, half that on average.
-// Headless Chromium on the 2-core test machine (load ~11) checked in p50
-// 836 ms, p95 2.2 s over 20 visitors (docs/benchmarks.md, "Proof of work").
-const DefaultPowCost = 200
+// DefaultPowCost is the work a new room asks of each entering client for
+// its network's first places: expected scrypt runs (N=1024, r=8), the same
+// average as the 200 at most of the format before; further places of one
+// network cost more (PowPrice). docs/benchmarks.md, "Proof of work" and
+// "A place's price per network", has headless Chromium's times.
+const DefaultPowCost = 100
 
 // BotProtection makes a place cost a script real work and a person nothing
 // they notice. The per-IP limits are off (0) by default: behind a carrier-grade
@@ -453,7 +454,7 @@ var SettingFields = []SettingField{
 				}
 				return nil
 			}},
-		{Name: "bot_protection.pow_cost", Kind: KindNumber, Doc: "the most scrypt runs one solution takes (half on average)",
+		{Name: "bot_protection.pow_cost", Kind: KindNumber, Doc: "expected scrypt runs of a place for a network's first places; each network's further places cost more (docs/api.md, \"Proof of work\")",
 			check: func(s *Settings) error {
 				return between("bot_protection.pow_cost", s.BotProtection.PowCost, 1, 10_000_000)
 			}},

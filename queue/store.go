@@ -158,6 +158,12 @@ type Tickets interface {
 type Limits interface {
 	ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error)
 	ReleasePlace(ctx context.Context, room, bucket, identity string) error
+	// PlacesHeld counts the live places claimed for bucket (ClaimPlace),
+	// rechecking at most PlacesSweep of them, those checked least recently:
+	// a place that ended counts until it is rechecked, so the count may be
+	// high, never low, and a bucket of n members is rechecked whole every
+	// n/PlacesSweep calls (a claim refused for want of price rechecks all).
+	PlacesHeld(ctx context.Context, room, bucket string, now time.Time) (int64, error)
 	AllowEnter(ctx context.Context, room, bucket string, perMinute int64) (bool, time.Duration, error)
 }
 

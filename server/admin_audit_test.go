@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/waitroom/waitroom/internal/adminops"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -28,7 +27,7 @@ func auditEnv(t *testing.T) (*env, *lockedBuffer) {
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{Logger: log})
 	srv := server.New(line, server.Config{AdminToken: adminToken, Logger: log, AccessLog: log,
-		Avail: queue.NewAvailability(nil, log), PowKeys: pow.Inline{}})
+		Avail: queue.NewAvailability(nil, log)})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	return &env{t: t, srv: srv, url: ts.URL, line: line}, logs

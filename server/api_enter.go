@@ -1,13 +1,13 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -16,8 +16,7 @@ type enterer interface {
 	roomReader
 	cachedRooms
 	ticketViewer
-	clientLimiter
-	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
+	pow.Line
 	Now() time.Time
 }
 
@@ -64,8 +63,8 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 // takePlace is the one enter path of the API, the embed and the room page:
 // the room, who is asking, the per-client limits, then the visitor's place.
 // With challenge false, a visitor who would have to work for a new place
-// gets queue.ErrProofRequired as it is, without a fresh challenge drawn from
-// the pool for it: the page's checking step asks for its own. A waiting
+// gets queue.ErrProofRequired as it is, without a fresh challenge: the
+// page's checking step asks for its own. A waiting
 // ticket is kept in local (when not nil) for its connection's first message.
 func takePlace(c echo.Context, line enterer, ids identities, g powGate, local *localPositions, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
 	var gen int64
@@ -92,13 +91,16 @@ func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, u
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
 	}
-	if err := limitEnter(c, line, room, s, identity); err != nil {
-		return queue.Ticket{}, queue.Settings{}, err
+	if powPayload != "" && s.BotProtection.PowOn() {
+		if err := g.take(c); err != nil { // checking a solution runs scrypt once
+			return queue.Ticket{}, queue.Settings{}, err
+		}
 	}
+	client := pow.Client{Identity: identity, Bucket: g.network(c)}
 	if challenge {
-		return g.Enter(ctx, line, s, room, identity, powPayload)
+		return g.Enter(ctx, line, s, room, client, powPayload)
 	}
-	proof, err := g.Proof(s, room, identity, powPayload)
+	proof, err := g.Proof(ctx, line, s, room, client, powPayload)
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
 	}

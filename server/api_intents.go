@@ -78,7 +78,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	if err != nil {
 		return outbox.Intent{}, err
 	}
-	if err := g.work.spendLocal(s, room, visitor, powPayload); err != nil {
+	if err := g.work.spendLocal(c.Request().Context(), s, room, visitor, powPayload); err != nil {
 		return outbox.Intent{}, err
 	}
 	now := ids.now()

@@ -17,7 +17,6 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -53,7 +52,7 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 	clock := clockwork.NewFakeClockAt(t0)
 	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
-	srv := server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{},
+	srv := server.New(line, server.Config{AdminToken: adminToken,
 		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
 	ts := httptest.NewServer(checkedByOpenAPI(t, srv))
 	t.Cleanup(ts.Close)

@@ -365,11 +365,31 @@ func browserDegradeScenario(t *testing.T, kit browserKit) {
 	}
 }
 
+// prefillNetwork gives 127.0.0.1 n more live places in the browser room, each
+// claimed at its network price, as if solved.
+func prefillNetwork(ctx context.Context, t *testing.T, line *queue.Line, s queue.Settings, n int) {
+	t.Helper()
+	for i := range n {
+		held, err := line.PlacesHeld(ctx, browserRoom, "127.0.0.1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		who := fmt.Sprintf("v:prefill-%d", i)
+		if err := line.LimitClientPaid(ctx, browserRoom, &s, "127.0.0.1", who, queue.PowPrice(s.BotProtection, held)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := line.EnterWith(ctx, browserRoom, who, queue.EntryProof{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestBrowserProofOfWork: with proof of work on, a new visitor's waiting page
 // shows the checking step in the visitor's language, solves in Web Workers,
 // takes a place and goes on to checkout; no place is taken before. With
 // WAITROOM_POW_SOLVES=n it also times n more visitors at the default cost
-// (docs/benchmarks.md).
+// (docs/benchmarks.md); WAITROOM_POW_HELD=k times them from place k+1 of
+// their network (127.0.0.1) on.
 func TestBrowserProofOfWork(t *testing.T) {
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
@@ -396,6 +416,11 @@ func TestBrowserProofOfWork(t *testing.T) {
 	sc.awaitReady(ctx, &rd)
 	if st := site.stats(); st["entered_total"] != float64(len(langs)) {
 		t.Errorf("stats %v: want one place per visitor, %d", st, len(langs))
+	}
+	if held, err := strconv.Atoi(os.Getenv("WAITROOM_POW_HELD")); err == nil {
+		// The timed visitors' network (127.0.0.1) already holds held places
+		// (with the visits above): the first timed one buys place held+1.
+		prefillNetwork(ctx, t, site.line, settings, held-len(langs))
 	}
 	settings.Paused = false
 	site.putRoom(settings)
@@ -435,7 +460,7 @@ func TestBrowserProofOfWork(t *testing.T) {
 		return fmt.Sprintf("p50 %d ms, p95 %d ms, max %d ms", xs[len(xs)/2], xs[(len(xs)*95+99)/100-1], xs[len(xs)-1])
 	}
 	if len(v.Times) > 0 {
-		t.Logf("pow_cost %d, %d visitors: the check (challenge and work) %s; page load to place in line %s",
-			settings.BotProtection.PowCost, len(v.Times), pct(v.SolveTimes), pct(v.Times))
+		t.Logf("pow_cost %d, held %s, %d visitors: the check (challenge and work) %s; page load to place in line %s",
+			settings.BotProtection.PowCost, os.Getenv("WAITROOM_POW_HELD"), len(v.Times), pct(v.SolveTimes), pct(v.Times))
 	}
 }

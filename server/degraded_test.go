@@ -15,7 +15,6 @@ import (
 
 	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -70,7 +69,7 @@ func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, key
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob, PowKeys: pow.Inline{}}
+	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob}
 	if edit != nil {
 		edit(&cfg)
 	}

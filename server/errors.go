@@ -56,8 +56,6 @@ func toAPIError(err error) *apiError {
 		return ae
 	case errors.As(err, &pr):
 		return powError(pr)
-	case errors.Is(err, pow.ErrNoChallenge):
-		return errNoChallenge
 	case errors.As(err, &le):
 		return limitError(le)
 	case isCore:
@@ -84,7 +82,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	}
 	ae := toAPIError(err)
 	// An empty challenge pool is what a flood of asks looks like: not logged per request.
-	if ae.Status >= 500 && !errors.Is(err, context.Canceled) && ae != errNoChallenge {
+	if ae.Status >= 500 && !errors.Is(err, context.Canceled) {
 		s.log.Warn("request failed", "method", c.Request().Method, "path", c.Request().URL.Path, "status", ae.Status, "err", err)
 	}
 	switch {

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -15,43 +17,71 @@ import (
 const powLocalSpent = 100_000
 
 // powGate makes a new place cost a solved challenge when the room asks for
-// one (bot_protection.proof_of_work): pow.Gate, shared with the gates, plus
-// what only waitroom does. Challenges are stateless; single use is a mark in
-// Redis (queue's enter script), or in this process while degraded.
+// one (bot_protection.proof_of_work), at the price of the client's network:
+// pow.Gate, shared with the gates, plus what only waitroom does. Challenges
+// are stateless; single use is a mark in Redis (queue's enter script), or
+// in this process while degraded.
 type powGate struct {
 	pow.Gate
-	local *pow.SpentSet
-	now   func() time.Time
+	line pow.Line
+	// limit counts challenges and solutions per client network; nil: none.
+	limit challengeCounter
+	// v4Bits is the IPv4 prefix a network is counted by (Config.NetworkIPv4Bits).
+	v4Bits int
+	local  *pow.SpentSet
+	now    func() time.Time
 }
 
-// errNoChallenge: the pool of ready challenges is empty (someone asks for
-// many); the page's script asks again after Retry-After.
-var errNoChallenge = &apiError{Status: http.StatusServiceUnavailable, Code: "unavailable",
-	Message: "pow: no challenge is ready; retry in a second", RetryAfter: time.Second}
+// challengeCounter is throttle.Failures' Take: one use by a client bucket,
+// refused with how long to wait when the bucket used up its allowance.
+type challengeCounter interface {
+	Take(ctx context.Context, client string) (time.Duration, bool)
+}
 
-func newPowGate(line *queue.Line, keys pow.Keys) powGate {
+// take counts one challenge or solution of c's network; a refusal is 429.
+func (g powGate) take(c echo.Context) error {
+	if g.limit == nil {
+		return nil
+	}
+	if wait, ok := g.limit.Take(c.Request().Context(), g.network(c)); !ok {
+		return &apiError{Status: http.StatusTooManyRequests, Code: queue.CodeRateLimited,
+			Message: "too many proof-of-work challenges and solutions from this network; retry after a while", RetryAfter: max(wait, time.Second)}
+	}
+	return nil
+}
+
+// network is the client's network, as prices and the challenge limit count it.
+func (g powGate) network(c echo.Context) string { return clientip.Network(c.RealIP(), g.v4Bits) }
+
+func newPowGate(line *queue.Line) powGate {
 	return powGate{
-		Gate:  pow.NewGate(line.Keys(), line.Now, keys),
+		Gate:  pow.NewGate(line.Keys(), line.Now),
+		line:  line,
 		local: pow.NewSpentSet(powLocalSpent),
 		now:   line.Now,
 	}
 }
 
-// spendLocal is single use while Redis is down: per server only.
-func (g powGate) spendLocal(s queue.Settings, room, identity, payload string) error {
-	p, err := g.Proof(s, room, identity, payload)
-	if err != nil || !p.Required {
-		return err
+// spendLocal is single use while Redis is down: per server only, at the
+// room's base price (the network's count is in Redis).
+func (g powGate) spendLocal(ctx context.Context, s queue.Settings, room, identity, payload string) error {
+	c := pow.Client{Identity: identity}
+	p, err := g.Checked(s, room, identity, payload)
+	if err != nil {
+		return g.Refuse(ctx, g.line, s, room, c, err)
+	}
+	if !p.Required {
+		return nil
 	}
 	if p.ID == "" {
-		return g.Refuse(s, room, identity, queue.ErrProofRequired)
+		return g.Refuse(ctx, g.line, s, room, c, queue.ErrProofRequired)
 	}
 	ok, full := g.local.Spend(room+"/"+p.ID, p.Expires, g.now())
 	if full {
 		return errUnavailable
 	}
 	if !ok {
-		return g.Refuse(s, room, identity, queue.ErrProofSpent)
+		return g.Refuse(ctx, g.line, s, room, c, queue.ErrProofSpent)
 	}
 	return nil
 }
@@ -95,7 +125,10 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err != nil {
 			return err
 		}
-		ch, err := g.Issuer.Issue(room, identity, s.BotProtection.PowCost)
+		if err := g.take(c); err != nil {
+			return err
+		}
+		ch, err := g.Challenge(c.Request().Context(), g.line, s, room, pow.Client{Identity: identity, Bucket: g.network(c)})
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -135,7 +136,7 @@ func TestPowSpentAcrossServers(t *testing.T) {
 	var urls []string
 	for range 2 {
 		line := queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock})
-		ts := httptest.NewServer(server.New(line, server.Config{AdminToken: adminToken, PowKeys: pow.Inline{}}))
+		ts := httptest.NewServer(server.New(line, server.Config{AdminToken: adminToken}))
 		t.Cleanup(ts.Close)
 		urls = append(urls, ts.URL)
 	}
@@ -196,7 +197,7 @@ func TestPowRefusals(t *testing.T) {
 	doctored := p
 	doctored.Challenge.Parameters.ExpiresAt += 3600
 	wrongKey := p
-	wrongKey.Solution.DerivedKey = strings.Repeat("0", 64)
+	wrongKey.Solution.Counter = wrongCounter(t, p)
 	cases := []struct {
 		name             string
 		who              *http.Client
@@ -206,7 +207,7 @@ func TestPowRefusals(t *testing.T) {
 		{"another visitor's solution", mallory, "sale", powBody(good), "challenge_wrong_visitor", 403},
 		{"another room's solution", alice, "other", powBody(good), "challenge_wrong_room", 403},
 		{"a doctored challenge", alice, "sale", powBody(doctored.Encode()), "challenge_forged", 403},
-		{"a wrong derived key", alice, "sale", powBody(wrongKey.Encode()), "challenge_wrong_solution", 403},
+		{"a counter that does not solve it", alice, "sale", powBody(wrongKey.Encode()), "challenge_wrong_solution", 403},
 		{"junk", alice, "sale", powBody("bm90IGEgcGF5bG9hZA=="), "challenge_malformed", 400},
 		{"not a string", alice, "sale", `{"pow": 7}`, "invalid", 400},
 	}
@@ -317,5 +318,22 @@ func TestPowDegradedIntent(t *testing.T) {
 	r = e.do(carol, "POST", "/rooms/sale/accept", "quantity=1&pow="+url.QueryEscape(solve(t, c)), form...)
 	if r.status != 200 || !strings.Contains(r.raw, `data-testid="intent"`) {
 		t.Fatalf("form with a solution: %d %.2000s", r.status, r.raw)
+	}
+}
+
+// wrongCounter is a counter after p's that does not solve its challenge.
+func wrongCounter(t *testing.T, p pow.Payload) int64 {
+	t.Helper()
+	c := p.Challenge.Parameters
+	nonce, _ := hex.DecodeString(c.Nonce)
+	salt, _ := hex.DecodeString(c.Salt)
+	for n := p.Solution.Counter + 1; ; n++ {
+		k, err := pow.DeriveKey(nonce, salt, uint32(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pow.Solves(k, pow.Target(c.Difficulty)) {
+			return n
+		}
 	}
 }

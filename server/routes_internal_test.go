@@ -18,7 +18,6 @@ import (
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -44,7 +43,7 @@ func fullServer(t testing.TB) *Server {
 	}
 	keys.Issuer = "http://127.0.0.1:8080"
 	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
-	s := New(line, Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{},
+	s := New(line, Config{AdminToken: "test-admin-token-0123456789",
 		Avail: queue.NewAvailability(nil, nil), Intents: noIntents{}, Metrics: http.NotFoundHandler()})
 	s.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
 	s.MountShop(http.NotFoundHandler())
@@ -133,7 +132,7 @@ func TestOffRowsAreNeitherServedNorKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
-	s := New(line, Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
+	s := New(line, Config{AdminToken: "test-admin-token-0123456789"})
 	for _, r := range s.e.Routes() {
 		if r.Path == "/metrics" || r.Path == "/api/intents/:id" || strings.Contains(r.Path, "forward-auth") {
 			t.Errorf("%s %s is served though off", r.Method, r.Path)

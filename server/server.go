@@ -14,7 +14,6 @@ import (
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/push"
 	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
@@ -44,15 +43,18 @@ type Config struct {
 	// Limits bound what one client can hold open; zero values are no limit
 	// (cmd/waitroom's flags give the production defaults).
 	Limits Limits
-	// PowPool sizes the pool of proof-of-work challenges made ahead of
-	// time, which Run refills at PowPool.Rate scrypt runs a second.
-	PowPool pow.PoolOptions
-	// PowKeys, when set, replaces that pool (tests: pow.Inline{}).
-	PowKeys pow.Keys
 	// AdminFailures counts wrong admin tokens, shared with the dashboard's
 	// sign-in and across servers (throttle.New on Redis); nil counts on
 	// this server only.
 	AdminFailures failureCounter
+	// Challenges limits proof-of-work challenges asked for and solutions
+	// sent per client network (throttle.New(rdb, "challenge", …).Take,
+	// across servers); nil: no limit.
+	Challenges challengeCounter
+	// NetworkIPv4Bits is the IPv4 prefix a client network is counted by,
+	// for a place's price and the challenge limit (0 or 32: one address;
+	// 24: a /24). IPv6 is always counted by its /64.
+	NetworkIPv4Bits int
 	// AccessLog, when set, gets one line per request (server/access_log.go).
 	AccessLog *slog.Logger
 }
@@ -65,10 +67,6 @@ type Server struct {
 	// local answers waiting tickets' updates from the change log (push_positions.go).
 	local *localPositions
 	log   *slog.Logger
-	// pow is the pool of challenges Run refills; nil when Config.PowKeys replaces it.
-	pow *pow.Pool
-	// powKeys are what challenges are made from: pow, or Config.PowKeys.
-	powKeys pow.Keys
 	// pageError renders an error as a page for browser routes (renderError,
 	// set by New); errors.go answers JSON when it is nil or fails.
 	pageError func(c echo.Context, status int, message string) error
@@ -112,19 +110,11 @@ func New(line *queue.Line, cfg Config) *Server {
 	e.Use(securityHeaders)
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
-	keys := cfg.PowKeys
-	if keys == nil {
-		if cfg.PowPool.Warm == 0 {
-			cfg.PowPool.Warm = queue.DefaultPowCost
-		}
-		s.pow = pow.NewPool(cfg.PowPool)
-		keys = s.pow
-	}
-	s.powKeys = keys
-	work := newPowGate(line, keys)
+	work := newPowGate(line)
+	work.limit, work.v4Bits = cfg.Challenges, cfg.NetworkIPv4Bits
 
 	var fa echo.HandlerFunc
-	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger, PowKeys: keys}); err == nil {
+	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {
 		fa = handleForwardAuth(line, f)
 	} else if line.Keys().Issuer != "" {
 		cfg.Logger.Warn("no forward auth", "err", err)
@@ -151,8 +141,7 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// Run pushes updates to open pages, and refills the pool of proof-of-work
-// challenges, until ctx ends: the hub's tier loop, fed
+// Run pushes updates to open pages until ctx ends: the hub's tier loop, fed
 // by admissions and settings changes announced through Redis by any server.
 func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
@@ -172,19 +161,12 @@ func (s *Server) Run(ctx context.Context) error {
 			s.hub.NotifyRoom(room)
 		})
 	})
-	if s.pow != nil {
-		g.Go(func() error { return s.pow.Run(ctx) })
-	}
 	return g.Wait()
 }
 
 // Close ends every push connection cleanly so clients reconnect elsewhere;
 // http.Server.Shutdown does not close hijacked WebSocket connections.
 func (s *Server) Close() { s.hub.Close() }
-
-// PowKeys are where this server's proof-of-work challenges get their keys
-// (its pool), for a gate in the same process to share.
-func (s *Server) PowKeys() pow.Keys { return s.powKeys }
 
 // PushStats reports the push hub's connections and messages, for metrics.
 func (s *Server) PushStats() push.Stats { return s.hub.Stats() }

@@ -26,6 +26,7 @@ export const KEYS = [
   "admitted.now",
   "checking.body",
   "checking.failed",
+  "checking.longer",
   "embed.joining",
   "leave.failed",
   "accept.status.accepted",

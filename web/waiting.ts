@@ -7,9 +7,9 @@ import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
 import { blockFor, Page } from "./page";
-import { fetchChallenge, solve } from "./pow";
+import { type Challenge, factor, fetchChallenge, longer, solve } from "./pow";
 import { frozenNewcomer, reopen } from "./reopen";
-import { plural, Strings } from "./strings";
+import { formatNumber, plural, Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
 import { entryPositionFor, toView } from "./view";
@@ -32,6 +32,19 @@ function storage(): Storage | null {
 }
 
 /**
+ * sayLonger tells the visitor why this check takes longer than usual: their
+ * network already holds places in this line, and each more costs more work.
+ */
+function sayLonger(root: HTMLElement, c: Challenge): void {
+  const status = root.querySelector<HTMLElement>('[data-testid="checking-status"]');
+  const text = readStrings()["checking.longer"];
+  if (!status || !text) return;
+  const lang = document.documentElement.lang || "en";
+  status.textContent = text.replace("{held}", formatNumber(c.parameters.held, lang)).replace("{factor}", formatNumber(factor(c), lang));
+  status.dataset.longer = "true";
+}
+
+/**
  * check is the page's first step when the room asks for proof of work and the
  * visitor has no place yet: solve a challenge in Web Workers, enter with it
  * through the API, and reload, which now shows the place.
@@ -42,7 +55,9 @@ async function check(root: HTMLElement, room: string, challengeURL: string, work
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const began = performance.now();
-      const payload = await solve(await fetchChallenge(challengeURL), workerURL);
+      const challenge = await fetchChallenge(challengeURL);
+      if (longer(challenge)) sayLonger(root, challenge);
+      const payload = await solve(challenge, workerURL);
       try {
         // How long the check took (challenge and work), for the browser test's timing.
         sessionStorage.setItem("waitroom:pow-ms", String(Math.round(performance.now() - began)));
@@ -60,8 +75,9 @@ async function check(root: HTMLElement, room: string, challengeURL: string, work
         location.reload();
         return;
       }
-      // 503: the refusal had no fresh challenge ready; the next fetch waits for one.
-      if (res.status !== 403 && res.status !== 503) break;
+      // 403: spent, expired, or the network's price rose meanwhile; 429 and
+      // 503: the next fetch waits its Retry-After.
+      if (res.status !== 403 && res.status !== 429 && res.status !== 503) break;
     } catch {
       // the network or a worker: try again
     }

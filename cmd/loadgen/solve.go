@@ -14,19 +14,17 @@ import (
 
 // enterSolving is one scripted attacker's place: enter as a new visitor, get
 // refused with a challenge (and a visitor cookie), solve it on cores
-// goroutines, and enter again with the solution. It records "challenge" (the
-// refusal), "solve" (status 200 when solved) and "enter" (the place).
+// goroutines, and enter again with the solution. A place's price rises with
+// the places this address already holds, so a solution can come back
+// refused with a dearer challenge (challenge_underpaid, when other workers
+// took places meanwhile): it solves that one, up to solveTries times. It
+// records "challenge" (the refusal), "solve" (status 200 when solved, per
+// solution) and "enter" (the place).
 func (t *target) enterSolving(ctx context.Context, st *workerState, cores int) {
 	path := t.base.Scheme + "://" + t.base.Host + t.path("/api/rooms/"+t.room+"/enter")
 	status, body, h, err := t.post(ctx, path, "", nil)
 	st.rec.add("challenge", time.Since(st.sched), status)
 	if err != nil || status != http.StatusForbidden {
-		return
-	}
-	var refused struct {
-		Challenge *pow.Challenge `json:"challenge"`
-	}
-	if json.Unmarshal(body, &refused) != nil || refused.Challenge == nil {
 		return
 	}
 	cookie := ""
@@ -35,17 +33,41 @@ func (t *target) enterSolving(ctx context.Context, st *workerState, cores int) {
 			cookie = c.Value
 		}
 	}
-	began := time.Now()
-	solved, err := pow.Solve(ctx, *refused.Challenge, cores)
-	if err != nil {
-		st.rec.add("solve", time.Since(began), 0)
-		return
+	for range solveTries {
+		ch := challengeIn(body)
+		if ch == nil {
+			return
+		}
+		began := time.Now()
+		solved, err := pow.Solve(ctx, *ch, cores)
+		if err != nil {
+			st.rec.add("solve", time.Since(began), 0)
+			return
+		}
+		st.rec.add("solve", time.Since(began), http.StatusOK)
+		payload, _ := json.Marshal(map[string]string{"pow": solved.Encode()})
+		sent := time.Now()
+		status, body, _, _ = t.post(ctx, path, cookie, payload)
+		if status != http.StatusForbidden || challengeIn(body) == nil {
+			st.rec.add("enter", time.Since(sent), status)
+			return
+		}
 	}
-	st.rec.add("solve", time.Since(began), http.StatusOK)
-	payload, _ := json.Marshal(map[string]string{"pow": solved.Encode()})
-	sent := time.Now()
-	status, _, _, _ = t.post(ctx, path, cookie, payload)
-	st.rec.add("enter", time.Since(sent), status)
+	st.rec.add("enter", 0, status)
+}
+
+// solveTries bounds the solutions one place may take.
+const solveTries = 4
+
+// challengeIn is the fresh challenge beside a refusal, if any.
+func challengeIn(body []byte) *pow.Challenge {
+	var refused struct {
+		Challenge *pow.Challenge `json:"challenge"`
+	}
+	if json.Unmarshal(body, &refused) != nil {
+		return nil
+	}
+	return refused.Challenge
 }
 
 // post sends one JSON POST with net/http (the solver's path: its cost is the

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -23,7 +22,7 @@ func TestSolveTakesPaidPlaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
-	srv := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}}))
+	srv := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"}))
 	t.Cleanup(srv.Close)
 	var out, errOut bytes.Buffer
 	err = run(context.Background(), []string{"--url", srv.URL, "--admin-token", "test-admin-token-0123456789",
@@ -37,8 +36,11 @@ func TestSolveTakesPaidPlaces(t *testing.T) {
 		t.Fatalf("%v: %s", err, out.String())
 	}
 	ch, sv, en := res.Ops["challenge"], res.Ops["solve"], res.Ops["enter"]
-	if ch.Requests != 6 || ch.OK != 0 || ch.Errors["403"] != 6 || sv.OK != 6 || en.OK != 6 {
-		t.Fatalf("challenge %+v, solve %+v, enter %+v: want 6 refusals, 6 solutions, 6 places", ch, sv, en)
+	// One address: from its fifth place on the price rises, so a solution
+	// priced before another worker's place is refused with a dearer
+	// challenge, which the solver solves too.
+	if ch.Requests != 6 || ch.OK != 0 || ch.Errors["403"] != 6 || sv.OK < 6 || en.OK != 6 {
+		t.Fatalf("challenge %+v, solve %+v, enter %+v: want 6 refusals, 6 or more solutions, 6 places", ch, sv, en)
 	}
 	// Five wait behind the one the empty line admitted at once.
 	if res.Waiting == nil || *res.Waiting != 5 {

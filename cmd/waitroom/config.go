@@ -20,7 +20,6 @@ import (
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/metrics"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
@@ -104,11 +103,18 @@ type config struct {
 	// (there is no overall count): accepted so old configurations start.
 	AdminFailuresPerIP int
 	AdminFailuresTotal int
-	// Proof-of-work challenges made ahead of time: kept per cost, and the
-	// scrypt runs a second the refill may spend on them.
-	PowPoolSize int
-	PowPoolRate float64
+	// Proof-of-work challenges and solutions a client network may ask for
+	// or send per minute (GCRA across servers, burst = the limit).
+	ChallengesPerIP int
+	// NetworkIPv4Bits: the IPv4 prefix one client network is priced by.
+	NetworkIPv4Bits int
 }
+
+// defaultChallengesPerIP: 5 a second from one address once a burst of 300 is
+// spent. A hundred visitors behind one NAT arriving at once ask for about
+// two each (a challenge, a solution); a flood from one address costs the
+// servers at most 5 scrypt runs a second (each checked solution runs one).
+const defaultChallengesPerIP = 300
 
 // embedded reports whether both Redis and Kafka run in this process.
 func (c config) embedded() bool { return c.RedisURL == "" && c.embeddedBroker() }
@@ -229,8 +235,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.DurationVar(&c.BodyTimeout, "body-timeout", 10*time.Second, "how long a request (but a push stream) may take to send its body")
 	fs.IntVar(&c.PushPerTicket, "push-per-ticket", 4, "open push connections (WebSocket, SSE) per ticket; the newest over it is refused (0: no cap)")
 	fs.IntVar(&c.PushPerIP, "push-per-ip", 100, "open push connections per client address, IPv6 per /64 (0: no cap)")
-	fs.IntVar(&c.PowPoolSize, "pow-pool-size", pow.DefaultPoolSize, "proof-of-work challenges kept ready per cost; when none is ready a challenge is answered 503")
-	fs.Float64Var(&c.PowPoolRate, "pow-pool-rate", pow.DefaultPoolRate, "scrypt runs a second spent refilling the challenge pool (64: about a quarter of one core)")
+	fs.IntVar(&c.NetworkIPv4Bits, "network-ipv4-prefix", 32, "the IPv4 prefix length one client network is counted by for a place's proof-of-work price and --challenges-per-ip (32: each address; IPv6 is counted per /64)")
+	fs.IntVar(&c.ChallengesPerIP, "challenges-per-ip", defaultChallengesPerIP, "proof-of-work challenges asked for plus solutions sent, per minute, by one client address (IPv6: its /64), across servers (GCRA, burst = the limit); over it: 429")
 	fs.Var(&c.MaxConns, "max-conns", "open connections of the whole server; at the cap a new one takes an idle kept-alive one's place, or is answered 503 and closed; auto: the open-file limit (raised to its hard limit at start) less a tenth, at least 512, kept for Redis, Kafka and the server's files, at most 100000; a number over that is refused at start (0: no cap)")
 	fs.Var(&c.MaxConnsPerIP, "max-conns-per-ip", "open connections per client address (IPv6 per /64; the peer's: a --trusted-proxies peer is not capped); at the cap a new one takes the place of the address's oldest idle or silent one, or is answered 503; auto: 1000, or a quarter of --max-conns if less (0: no cap)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a kept-alive connection may wait for its next request; 1s once the server holds half of --max-conns or its address half of --max-conns-per-ip")
@@ -393,11 +399,11 @@ func (c *config) validate() error {
 	if (throttle.Limit{N: c.AdminFailuresPerIP, Per: time.Minute}).Validate() != nil {
 		errs = append(errs, fmt.Errorf("--admin-failures-per-ip %d: want 1 to 1000000", c.AdminFailuresPerIP))
 	}
-	if c.PowPoolSize < 1 || c.PowPoolSize > 1_000_000 {
-		errs = append(errs, fmt.Errorf("--pow-pool-size %d: want 1 to 1000000", c.PowPoolSize))
+	if c.NetworkIPv4Bits < 8 || c.NetworkIPv4Bits > 32 {
+		errs = append(errs, fmt.Errorf("--network-ipv4-prefix %d: want 8 to 32", c.NetworkIPv4Bits))
 	}
-	if !(c.PowPoolRate >= 1 && c.PowPoolRate <= 100_000) {
-		errs = append(errs, fmt.Errorf("--pow-pool-rate %v: want 1 to 100000 a second", c.PowPoolRate))
+	if (throttle.Limit{N: c.ChallengesPerIP, Per: time.Minute}).Validate() != nil {
+		errs = append(errs, fmt.Errorf("--challenges-per-ip %d: want 1 to 1000000", c.ChallengesPerIP))
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.LogFormat))

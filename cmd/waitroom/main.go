@@ -27,7 +27,6 @@ import (
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/metrics"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/push"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/roomsnap"
@@ -181,11 +180,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		Intents:    ob,
 		Metrics:    m.Handler(metrics.Guard{Token: cfg.MetricsToken, Allow: allow}),
 
-		TrustedProxies: cfg.TrustedProxies,
-		Limits:         server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
-		AdminFailures:  adminFailures,
-		AccessLog:      log,
-		PowPool:        pow.PoolOptions{Size: cfg.PowPoolSize, Rate: cfg.PowPoolRate},
+		TrustedProxies:  cfg.TrustedProxies,
+		Limits:          server.Limits{BodyTimeout: cfg.BodyTimeout, PushPerTicket: cfg.PushPerTicket, PushPerIP: cfg.PushPerIP},
+		AdminFailures:   adminFailures,
+		AccessLog:       log,
+		NetworkIPv4Bits: cfg.NetworkIPv4Bits,
+		Challenges: throttle.New(rdb, "challenge", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
+			PerClient: throttle.Limit{N: cfg.ChallengesPerIP, Per: time.Minute}}),
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
@@ -393,7 +394,7 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 	proxy, err := gate.NewProxy(gate.ProxyConfig{
 		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
 		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: meter, Logger: log,
-		ClientIP: clientip.Extractor(cfg.TrustedProxies), PowKeys: srv.PowKeys(),
+		ClientIP: clientip.Extractor(cfg.TrustedProxies),
 	})
 	if err != nil {
 		return nil, err

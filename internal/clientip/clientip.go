@@ -72,6 +72,19 @@ func Bucket(ip string) string {
 	return p.String()
 }
 
+// Network is the key a client's network is priced under (a place's price
+// per network, proof-of-work challenges per network): Bucket, with an IPv4
+// address taken by its first v4Bits bits (32, or out of 8..32: the address
+// itself).
+func Network(ip string, v4Bits int) string {
+	a, err := netip.ParseAddr(ip)
+	if err != nil || v4Bits < 8 || v4Bits >= 32 || !a.Unmap().Is4() {
+		return Bucket(ip)
+	}
+	p, _ := a.Unmap().Prefix(v4Bits)
+	return p.String()
+}
+
 // TrustedPeer reports whether the connection's peer (an http.Request's
 // RemoteAddr) is one of the trusted proxies.
 func TrustedPeer(trusted []netip.Prefix, remoteAddr string) bool {

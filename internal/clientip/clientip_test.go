@@ -59,3 +59,22 @@ func TestBucketGroupsIPv6By64(t *testing.T) {
 		t.Fatalf("mapped IPv4: got %q", got)
 	}
 }
+
+func TestNetwork(t *testing.T) {
+	for _, c := range []struct {
+		ip   string
+		bits int
+		want string
+	}{
+		{"198.51.100.7", 32, "198.51.100.7"},
+		{"198.51.100.7", 24, "198.51.100.0/24"},
+		{"::ffff:198.51.100.7", 16, "198.51.0.0/16"},
+		{"198.51.100.7", 0, "198.51.100.7"},
+		{"2001:db8:1:2:3:4:5:6", 24, "2001:db8:1:2::/64"},
+		{"junk", 24, "junk"},
+	} {
+		if got := Network(c.ip, c.bits); got != c.want {
+			t.Errorf("Network(%s, %d) = %s, want %s", c.ip, c.bits, got, c.want)
+		}
+	}
+}

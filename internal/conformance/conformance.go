@@ -59,6 +59,7 @@ var cases = []struct {
 	{"TokensHaveOneHolder", testTokensHaveOneHolder},
 	{"HandoffCodesRedeemOnceAndRebind", testHandoffCodesRedeemOnceAndRebind},
 	{"PerClientLimits", testPerClientLimits},
+	{"PricedPlaces", testPricedPlaces},
 	{"RestoreHoldsTheCapacityOnce", testRestoreHoldsTheCapacityOnce},
 	{"RoomsAndEpoch", testRoomsAndEpoch},
 	{"ListenHearsAdmissionsAndRoomChanges", testListenHearsAdmissionsAndRoomChanges},

@@ -14,7 +14,6 @@ import (
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gatekit"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -52,9 +51,6 @@ type ForwardAuthConfig struct {
 	PublicURL    string
 	CookieDomain string
 	Logger       *slog.Logger
-	// PowKeys are the server's pool of proof-of-work keys; nil derives
-	// each challenge's key in the request.
-	PowKeys pow.Keys
 }
 
 // ForwardAuth is the gate for a proxy that asks before it forwards: nginx
@@ -209,7 +205,7 @@ func (f *ForwardAuth) gate(room string) *gatekit.Gate {
 		clear(f.gates)
 	}
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(f.cfg.Line, room, f.cfg.PowKeys),
+		Backend:    newLineBackend(f.cfg.Line, room),
 		WaitingURL: f.cfg.PublicURL + "/rooms/" + room,
 		Cookies:    f.cookies,
 		Now:        f.cfg.Line.Now,

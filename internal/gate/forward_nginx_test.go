@@ -125,7 +125,7 @@ func TestForwardAuthBehindNginx(t *testing.T) {
 	if err := line.PutRoom(ctx, room, s); err != nil {
 		t.Fatal(err)
 	}
-	wr := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}}))
+	wr := httptest.NewServer(server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"}))
 	t.Cleanup(wr.Close)
 	up := &slowUpstream{delay: 20 * time.Millisecond}
 	shop := httptest.NewServer(up)

@@ -18,7 +18,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -123,7 +122,7 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 	if err != nil {
 		t.Fatal(err)
 	}
-	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"})
 	h, err := gate.Split(wr, proxy, wr.Paths())
 	if err != nil {
 		t.Fatal(err)

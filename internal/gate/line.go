@@ -23,7 +23,8 @@ type Line interface {
 	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 	Redeem(ctx context.Context, room, code, holder string) (string, queue.Verdict, error)
 	Room(ctx context.Context, room string) (queue.Settings, error)
-	LimitClient(ctx context.Context, room string, s *queue.Settings, bucket, identity string) error
+	LimitClientPaid(ctx context.Context, room string, s *queue.Settings, bucket, identity string, paid int64) error
+	PlacesHeld(ctx context.Context, room, bucket string) (int64, error)
 	View(t queue.Ticket, s *queue.Settings) (queue.View, error)
 	Keys() *token.Keyset
 	Now() time.Time
@@ -40,8 +41,8 @@ type lineBackend struct {
 	work pow.Gate
 }
 
-func newLineBackend(line Line, room string, keys pow.Keys) lineBackend {
-	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now, keys)}
+func newLineBackend(line Line, room string) lineBackend {
+	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now)}
 }
 
 // Verify checks the token, then that visitor holds it. The gate runs on
@@ -121,13 +122,14 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.
 	if err != nil {
 		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
-	if err := b.limitClient(ctx, &s, identity); err != nil {
-		return queue.View{}, err
-	}
-	t, s, err := b.work.Enter(ctx, b.line, s, b.room, identity, payload)
+	bucket, _ := ctx.Value(clientKey{}).(string)
+	t, s, err := b.work.Enter(ctx, b.line, s, b.room, pow.Client{Identity: identity, Bucket: bucket}, payload)
 	var refused *pow.Refusal
 	if errors.As(err, &refused) {
 		return queue.View{}, challenged(refused)
+	}
+	if lerr := limited(err); lerr != err {
+		return queue.View{}, lerr
 	}
 	if err != nil {
 		return queue.View{}, fmt.Errorf("gate: enter: %w", err)

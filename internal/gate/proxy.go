@@ -11,7 +11,6 @@ import (
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gatekit"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -32,9 +31,6 @@ type ProxyConfig struct {
 	Room string
 	// Line is waitroom's line; *queue.Line.
 	Line Line
-	// PowKeys are the server's pool of proof-of-work keys (Server.PowKeys);
-	// nil derives each challenge's key in the request.
-	PowKeys pow.Keys
 	// PublicURL is waitroom's public URL: the waiting page is
 	// PublicURL/rooms/{Room}; https makes the gate's cookies Secure.
 	PublicURL string
@@ -81,7 +77,7 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	}
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(cfg.Line, cfg.Room, cfg.PowKeys),
+		Backend:    newLineBackend(cfg.Line, cfg.Room),
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -63,7 +62,7 @@ func waitroomPaths(t *testing.T) []string {
 		t.Fatal(err)
 	}
 	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
-	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{},
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789",
 		Metrics: http.NotFoundHandler()})
 	wr.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
 	return wr.Paths()

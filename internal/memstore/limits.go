@@ -19,26 +19,7 @@ func (s *Store) ClaimPlace(_ context.Context, room, bucketID, identity string, l
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, n := s.room(room), ms(now)
-	window := queue.PlaceClaimWindow.Milliseconds()
-	record := func(who string) *record {
-		id, ok := r.visitors[who]
-		if !ok {
-			return nil
-		}
-		return r.tickets[id]
-	}
-	// A member counts while its place lives, or, until its claim's deadline,
-	// while the claimed place has not come yet.
-	counts := func(who string, deadline int64) bool {
-		rec := record(who)
-		if rec.live(n) {
-			return true
-		}
-		if rec != nil && rec.entered >= deadline-window {
-			return false
-		}
-		return deadline > n
-	}
+	record, counts := placesOf(r, n)
 	if record(identity).live(n) {
 		return queue.ClaimHeld, nil
 	}
@@ -69,9 +50,66 @@ func (s *Store) ClaimPlace(_ context.Context, room, bucketID, identity string, l
 			return queue.ClaimFull, nil
 		}
 	}
-	b.claims[identity] = n + window
+	b.claims[identity] = n + queue.PlaceClaimWindow.Milliseconds()
 	b.expires = n + queue.PlacesTTL.Milliseconds()
 	return queue.ClaimTaken, nil
+}
+
+// placesOf is places.lua's record and counts for room r at n (ms).
+func placesOf(r *room, n int64) (func(string) *record, func(string, int64) bool) {
+	window := queue.PlaceClaimWindow.Milliseconds()
+	record := func(who string) *record {
+		id, ok := r.visitors[who]
+		if !ok {
+			return nil
+		}
+		return r.tickets[id]
+	}
+	// A member counts while its place lives, or, until its claim's deadline,
+	// while the claimed place has not come yet.
+	counts := func(who string, deadline int64) bool {
+		rec := record(who)
+		if rec.live(n) {
+			return true
+		}
+		if rec != nil && rec.entered >= deadline-window {
+			return false
+		}
+		return deadline > n
+	}
+	return record, counts
+}
+
+// PlacesHeld is held.lua in Go.
+func (s *Store) PlacesHeld(_ context.Context, room, bucketID string, now time.Time) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, n := s.room(room), ms(now)
+	b := r.places[bucketID]
+	if b == nil || b.expires <= n {
+		return 0, nil
+	}
+	record, counts := placesOf(r, n)
+	members := make([]string, 0, len(b.claims))
+	for who := range b.claims {
+		members = append(members, who)
+	}
+	// The least recently checked first, as a sorted set orders them.
+	sort.Slice(members, func(i, j int) bool {
+		a, c := b.claims[members[i]], b.claims[members[j]]
+		return a < c || a == c && members[i] < members[j]
+	})
+	for _, who := range members[:min(len(members), queue.PlacesSweep)] {
+		switch {
+		case record(who).live(n):
+			if b.claims[who] <= n {
+				b.claims[who] = n
+			}
+		case !counts(who, b.claims[who]):
+			delete(b.claims, who)
+		}
+	}
+	return int64(len(b.claims)), nil
 }
 
 func (s *Store) ReleasePlace(_ context.Context, room, bucketID, identity string) error {

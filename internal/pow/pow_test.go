@@ -3,6 +3,7 @@ package pow_test
 import (
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -20,7 +21,7 @@ func issuer(now *time.Time) *pow.Issuer {
 
 func solved(t testing.TB, is *pow.Issuer, room, identity string, cost int64) pow.Payload {
 	t.Helper()
-	c, err := is.Issue(room, identity, cost)
+	c, err := is.Issue(room, identity, pow.Price{Difficulty: cost, Base: cost})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +36,11 @@ func TestSolveAndVerify(t *testing.T) {
 	now := t0
 	is := issuer(&now)
 	p := solved(t, is, "sale", "v:abc", 30)
-	if p.Solution.Counter >= 30 {
-		t.Fatalf("counter %d beyond the cost 30", p.Solution.Counter)
-	}
 	proof, err := is.Verify(p.Encode(), "sale", "v:abc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if proof.ID != p.Challenge.Parameters.Nonce || !proof.Expires.Equal(t0.Add(pow.Life)) {
+	if proof.ID != p.Challenge.Parameters.Nonce || !proof.Expires.Equal(t0.Add(pow.Life)) || proof.Paid != 30 {
 		t.Fatalf("proof %+v", proof)
 	}
 	// Another server of the deployment (same secret) accepts it too; another deployment does not.
@@ -51,6 +49,43 @@ func TestSolveAndVerify(t *testing.T) {
 	}
 	if _, err := pow.NewIssuer([]byte("another secret"), func() time.Time { return now }).Verify(p.Encode(), "sale", "v:abc"); !errors.Is(err, pow.ErrForged) {
 		t.Fatalf("other secret: %v, want forged", err)
+	}
+}
+
+// A try succeeds with probability 1/difficulty: the counters found over many
+// challenges average about difficulty tries (counter + 1).
+func TestDifficultyIsExpectedTries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ~2,000 scrypt")
+	}
+	now := t0
+	is := issuer(&now)
+	const d, n = 20, 100
+	var tries int64
+	for range n {
+		tries += solved(t, is, "sale", "v:abc", d).Solution.Counter + 1
+	}
+	// The mean of n geometric(1/d) draws: sd ≈ d/√n = 2.
+	if mean := float64(tries) / n; mean < d-8 || mean > d+8 {
+		t.Fatalf("mean tries %.1f at difficulty %d", mean, d)
+	}
+}
+
+func TestTarget(t *testing.T) {
+	if pow.Target(1) != 1<<48-1 {
+		t.Fatalf("Target(1) = %x", pow.Target(1))
+	}
+	for _, c := range []struct {
+		d    int64
+		want string
+	}{{2, "800000000000"}, {256, "010000000000"}, {pow.MaxDifficulty, "000000100000"}} {
+		if got := pow.TargetHex(c.d); got != c.want {
+			t.Errorf("TargetHex(%d) = %s, want %s", c.d, got, c.want)
+		}
+	}
+	key := []byte{0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0x12}
+	if !pow.Solves(key, pow.Target(256)) || pow.Solves([]byte{0x01, 0, 0, 0, 0, 0}, pow.Target(256)) {
+		t.Error("Solves: the bound is strict, on the first 48 bits")
 	}
 }
 
@@ -63,7 +98,16 @@ func TestVerifyRefuses(t *testing.T) {
 		f(&q)
 		return q.Encode()
 	}
-	wrongKey := strings.Repeat("0", 64)
+	// A counter that does not solve it: the next ones, until one fails.
+	wrong := p.Solution.Counter + 1
+	nonce, salt := mustHex(t, p.Challenge.Parameters.Nonce), mustHex(t, p.Challenge.Parameters.Salt)
+	for {
+		k, _ := pow.DeriveKey(nonce, salt, uint32(wrong))
+		if !pow.Solves(k, pow.Target(20)) {
+			break
+		}
+		wrong++
+	}
 	cases := []struct {
 		name, payload, room, identity string
 		want                          error
@@ -71,14 +115,15 @@ func TestVerifyRefuses(t *testing.T) {
 		{"wrong room", p.Encode(), "other", "v:abc", pow.ErrWrongRoom},
 		{"other visitor", p.Encode(), "sale", "v:def", pow.ErrWrongVisitor},
 		{"room in data changed", tamper(func(q *pow.Payload) { q.Challenge.Parameters.Data.Room = "other" }), "other", "v:abc", pow.ErrForged},
-		{"easier prefix", tamper(func(q *pow.Payload) { q.Challenge.Parameters.KeyPrefix = wrongKey[:32] }), "sale", "v:abc", pow.ErrForged},
+		{"cheaper price", tamper(func(q *pow.Payload) {
+			q.Challenge.Parameters.Difficulty, q.Challenge.Parameters.Target = 2, pow.TargetHex(2)
+		}), "sale", "v:abc", pow.ErrForged},
+		{"easier target alone", tamper(func(q *pow.Payload) { q.Challenge.Parameters.Target = pow.TargetHex(2) }), "sale", "v:abc", pow.ErrMalformed},
 		{"later expiry", tamper(func(q *pow.Payload) { q.Challenge.Parameters.ExpiresAt += 3600 }), "sale", "v:abc", pow.ErrForged},
-		{"wrong key", tamper(func(q *pow.Payload) { q.Solution.DerivedKey = wrongKey }), "sale", "v:abc", pow.ErrWrongSolution},
-		{"right prefix, wrong rest", tamper(func(q *pow.Payload) {
-			q.Solution.DerivedKey = q.Challenge.Parameters.KeyPrefix + wrongKey[32:]
-		}), "sale", "v:abc", pow.ErrWrongSolution},
+		{"wrong counter", tamper(func(q *pow.Payload) { q.Solution.Counter = wrong }), "sale", "v:abc", pow.ErrWrongSolution},
+		{"counter out of range", tamper(func(q *pow.Payload) { q.Solution.Counter = 1 << 32 }), "sale", "v:abc", pow.ErrMalformed},
 		{"other algorithm", tamper(func(q *pow.Payload) { q.Challenge.Parameters.Algorithm = "SHA-256" }), "sale", "v:abc", pow.ErrMalformed},
-		{"cheaper scrypt", tamper(func(q *pow.Payload) { q.Challenge.Parameters.Cost = 2 }), "sale", "v:abc", pow.ErrMalformed},
+		{"cheaper scrypt", tamper(func(q *pow.Payload) { q.Challenge.Parameters.N = 2 }), "sale", "v:abc", pow.ErrMalformed},
 		{"junk", "not base64!", "sale", "v:abc", pow.ErrMalformed},
 		{"empty JSON", base64.StdEncoding.EncodeToString([]byte("{}")), "sale", "v:abc", pow.ErrMalformed},
 		{"huge", strings.Repeat("A", pow.MaxPayload+1), "sale", "v:abc", pow.ErrMalformed},
@@ -94,10 +139,19 @@ func TestVerifyRefuses(t *testing.T) {
 	}
 }
 
-// The challenge is ALTCHA v2's: the JSON names the widget's scrypt worker reads.
+func mustHex(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := hex.DecodeString(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The challenge states its price, and never names the identity.
 func TestChallengeShape(t *testing.T) {
 	now := t0
-	c, err := issuer(&now).Issue("sale", "v:abc", 10)
+	c, err := issuer(&now).Issue("sale", "v:abc", pow.Price{Difficulty: 1300, Base: 100, Held: 99})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +161,8 @@ func TestChallengeShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := m.Parameters
-	for k, want := range map[string]any{"algorithm": "SCRYPT", "cost": 1024.0, "memoryCost": 8.0, "parallelism": 1.0, "keyLength": 32.0} {
+	for k, want := range map[string]any{"algorithm": "SCRYPT-TARGET", "n": 1024.0, "r": 8.0, "p": 1.0, "key_length": 32.0,
+		"difficulty": 1300.0, "base": 100.0, "held": 99.0, "target": pow.TargetHex(1300)} {
 		if p[k] != want {
 			t.Errorf("%s = %v, want %v", k, p[k], want)
 		}

@@ -1,46 +1,43 @@
 package pow
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"sync"
-	"time"
 )
 
-// Solve finds the counter of c with workers goroutines, each trying every
-// workers-th counter, as a browser's Web Workers do. Load generators and
-// tests use it; it is also the fastest honest solver we know.
+// Solve finds a counter that solves c with workers goroutines, each trying
+// every workers-th counter, as a browser's Web Workers do. Load generators
+// and tests use it; it is also the fastest honest solver we know.
 func Solve(ctx context.Context, c Challenge, workers int) (Payload, error) {
 	p := c.Parameters
 	nonce, err1 := hex.DecodeString(p.Nonce)
 	salt, err2 := hex.DecodeString(p.Salt)
-	prefix, err3 := hex.DecodeString(p.KeyPrefix)
-	if err1 != nil || err2 != nil || err3 != nil || p.Algorithm != Algorithm {
+	if err1 != nil || err2 != nil || p.Algorithm != Algorithm || p.Difficulty < 1 {
 		return Payload{}, fmt.Errorf("pow: solve: %w", ErrMalformed)
 	}
+	target := Target(p.Difficulty)
 	workers = max(workers, 1)
-	start := time.Now()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
 		once  sync.Once
-		found Solution
+		found = int64(-1)
 		wg    sync.WaitGroup
 	)
 	for w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for n := w; n < MaxCounter && ctx.Err() == nil; n += workers {
+			for n := int64(w); n <= MaxCounter && ctx.Err() == nil; n += int64(workers) {
 				k, err := DeriveKey(nonce, salt, uint32(n))
 				if err != nil {
 					return
 				}
-				if bytes.HasPrefix(k, prefix) {
+				if Solves(k, target) {
 					once.Do(func() {
-						found = Solution{Counter: int64(n), DerivedKey: hex.EncodeToString(k)}
+						found = n
 						cancel()
 					})
 					return
@@ -49,12 +46,11 @@ func Solve(ctx context.Context, c Challenge, workers int) (Payload, error) {
 		}()
 	}
 	wg.Wait()
-	if found.DerivedKey == "" {
+	if found < 0 {
 		if err := context.Cause(ctx); err != nil && err != context.Canceled {
 			return Payload{}, fmt.Errorf("pow: solve: %w", err)
 		}
-		return Payload{}, fmt.Errorf("pow: solve: no counter below %d solves it", MaxCounter)
+		return Payload{}, fmt.Errorf("pow: solve: no counter up to %d solves it", int64(MaxCounter))
 	}
-	found.Time = float64(time.Since(start).Milliseconds())
-	return Payload{Challenge: c, Solution: found}, nil
+	return Payload{Challenge: c, Solution: Solution{Counter: found}}, nil
 }

@@ -24,6 +24,9 @@ var (
 	ErrWrongSolution = errors.New("pow: solution does not solve the challenge")
 )
 
+// MaxCounter is the last counter a solution may name (uint32).
+const MaxCounter = 1<<32 - 1
+
 // Parse decodes a payload (base64 of its JSON, standard or URL alphabet,
 // padded or not) strictly: unknown fields and trailing data are refused.
 func Parse(s string) (Payload, error) {
@@ -44,10 +47,10 @@ func Parse(s string) (Payload, error) {
 		return Payload{}, ErrMalformed
 	}
 	c := p.Challenge.Parameters
-	if c.Algorithm != Algorithm || c.Cost != ScryptN || c.MemoryCost != ScryptR || c.Parallelism != ScryptP ||
-		c.KeyLength != KeyLength || !isHex(c.Nonce, 16) || !isHex(c.Salt, 16) || !isHex(c.KeyPrefix, prefixBytes) ||
-		!isHex(c.KeySignature, 32) || !isHex(p.Challenge.Signature, 32) || !isHex(p.Solution.DerivedKey, KeyLength) ||
-		p.Solution.Counter < 0 || p.Solution.Counter >= MaxCounter {
+	if c.Algorithm != Algorithm || c.N != ScryptN || c.R != ScryptR || c.P != ScryptP || c.KeyLength != KeyLength ||
+		!isHex(c.Nonce, 16) || !isHex(c.Salt, 16) || c.Difficulty < 1 || c.Difficulty > MaxDifficulty ||
+		c.Target != TargetHex(c.Difficulty) || !isHex(p.Challenge.Signature, 32) ||
+		p.Solution.Counter < 0 || p.Solution.Counter > MaxCounter {
 		return Payload{}, ErrMalformed
 	}
 	return p, nil
@@ -67,13 +70,17 @@ func isHex(s string, n int) bool {
 }
 
 // Proof is a checked solution: spend ID once, remembering it until Expires.
+// Paid is the difficulty it solved: the price the place was bought at.
 type Proof struct {
 	ID      string
 	Expires time.Time
+	Paid    int64
 }
 
-// Verify checks a payload for identity in room, without running scrypt. It
-// does not know whether the payload was spent: the caller spends Proof.ID.
+// Verify checks a payload for identity in room: every cheap check first
+// (format, signature, expiry, room, visitor), then one scrypt run. It does
+// not know whether the payload was spent, nor whether its price is still
+// enough: the caller spends Proof.ID and compares Proof.Paid.
 func (is *Issuer) Verify(payload, room, identity string) (Proof, error) {
 	p, err := Parse(payload)
 	if err != nil {
@@ -96,12 +103,16 @@ func (is *Issuer) Verify(payload, room, identity string) (Proof, error) {
 	case !hmac.Equal([]byte(c.Data.Sub), []byte(is.sub(identity))):
 		return Proof{}, ErrWrongVisitor
 	}
-	key, _ := hex.DecodeString(p.Solution.DerivedKey)
-	if !strings.HasPrefix(p.Solution.DerivedKey, c.KeyPrefix) ||
-		!hmac.Equal([]byte(hex.EncodeToString(mac(is.keySigKey, key))), []byte(c.KeySignature)) {
+	nonce, _ := hex.DecodeString(c.Nonce)
+	salt, _ := hex.DecodeString(c.Salt)
+	key, err := DeriveKey(nonce, salt, uint32(p.Solution.Counter))
+	if err != nil {
+		return Proof{}, err
+	}
+	if !Solves(key, Target(c.Difficulty)) {
 		return Proof{}, ErrWrongSolution
 	}
-	return Proof{ID: c.Nonce, Expires: expires}, nil
+	return Proof{ID: c.Nonce, Expires: expires, Paid: c.Difficulty}, nil
 }
 
 // Encode is the payload a client sends: base64 of its JSON.

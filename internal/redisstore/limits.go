@@ -21,6 +21,17 @@ func (s *Store) ClaimPlace(ctx context.Context, room, bucket, identity string, l
 	return n, nil
 }
 
+// PlacesHeld counts bucket's live places in room (held.lua).
+func (s *Store) PlacesHeld(ctx context.Context, room, bucket string, now time.Time) (int64, error) {
+	k := keysFor(s.prefix, room)
+	n, err := s.run(ctx, heldScript, []string{k.visitors, k.tickets, placesKey(s.prefix, room, bucket), k.stats, k.base},
+		ms(now), queue.PlaceClaimWindow.Milliseconds(), queue.PlacesSweep).Int64()
+	if err != nil {
+		return 0, fail("places held", err)
+	}
+	return n, nil
+}
+
 // ReleasePlace takes back a claim that did not become a place.
 func (s *Store) ReleasePlace(ctx context.Context, room, bucket, identity string) error {
 	if err := s.rdb.ZRem(ctx, placesKey(s.prefix, room, bucket), identity).Err(); err != nil {

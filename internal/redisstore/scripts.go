@@ -49,6 +49,10 @@ var (
 	placesLua    string
 	placesScript = newScript("places", placesLua, true)
 
+	//go:embed lua/held.lua
+	heldLua    string
+	heldScript = newScript("held", heldLua, true)
+
 	//go:embed lua/draw.lua
 	drawLua    string
 	drawScript = newScript("draw", drawLua, true)

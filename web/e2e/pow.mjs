@@ -40,7 +40,8 @@ async function visit(browser, lang, requests, pageErrors) {
   const start = Date.now();
   const res = await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
   check(res && res.status() === 200, `GET /rooms/${ROOM} answered ${res && res.status()}`);
-  await waitShown(page, '[data-waitroom]:not([data-ticket=""])', "the waiting page with a place");
+  // A dearer place (WAITROOM_POW_HELD) can take far longer than the usual wait.
+  await waitShown(page, '[data-waitroom]:not([data-ticket=""])', "the waiting page with a place", 180_000);
   const tookMs = Date.now() - start;
   const ticket = await page.locator("[data-waitroom]").getAttribute("data-ticket");
   const solveMs = Number(await page.evaluate(() => sessionStorage.getItem("waitroom:pow-ms")));

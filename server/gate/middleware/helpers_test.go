@@ -15,7 +15,6 @@ import (
 	"github.com/jonboulle/clockwork"
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -68,7 +67,7 @@ func newFixture(t *testing.T, kind string, edit func(*queue.Settings), cfgEdit f
 	if err := line.PutRoom(context.Background(), room, s); err != nil {
 		t.Fatal(err)
 	}
-	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789", PowKeys: pow.Inline{}})
+	wr := server.New(line, server.Config{AdminToken: "test-admin-token-0123456789"})
 	wrSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		f.wrSeen = append(f.wrSeen, r.URL.Path)
