@@ -56,12 +56,13 @@ type browserVisit struct {
 	ConnTexts     []string
 	Countdowns    []string
 	AdmittedAt    int64 // Unix ms, 0 when never seen
-	NavAt         int64 // Unix ms of the request carrying wr_token
-	WrToken       string
+	NavAt         int64 // Unix ms of the request carrying wr_code
+	WrCode        string
+	TokenInURL    bool // some request carried wr_token
 	ShopToken     string
 	ShopResponses []struct {
 		T         int64
-		WithToken bool
+		WithCode  bool
 		Status    int
 	}
 	HTTPErrors []string // "status METHOD path" of every answer >= 400
@@ -164,7 +165,8 @@ func browserVisitScenario(t *testing.T, kit browserKit, block browserBlock, want
 			v.NavAt-orderable, tk.OrderableAt.Format(time.StampMilli), v.NavAt-v.AdmittedAt)
 	}
 
-	// Checkout, with the token from the redirect, which verifies.
+	// Checkout, with a token redeemed for the redirect's hand-off code,
+	// which verifies; the token itself never travels in a URL.
 	if v.FinalURL != site.url+"/shop" {
 		t.Errorf("ended at %s, want %s/shop", v.FinalURL, site.url)
 	}
@@ -186,10 +188,10 @@ func browserVisitScenario(t *testing.T, kit browserKit, block browserBlock, want
 			t.Errorf("the browser got %s", e)
 		}
 	}
-	if v.WrToken == "" || v.ShopToken != v.WrToken {
-		t.Fatalf("wr_token %q, shop cookie %q: want the same token", v.WrToken, v.ShopToken)
+	if v.WrCode == "" || v.TokenInURL || v.ShopToken == "" || strings.Contains(v.ShopToken, v.WrCode) {
+		t.Fatalf("wr_code %q, a token in a URL %v, shop cookie %q: want a code in the URL and a token only in the cookie", v.WrCode, v.TokenInURL, v.ShopToken)
 	}
-	verdict, err := site.line.Verify(context.Background(), v.WrToken, browserRoom)
+	verdict, err := site.line.Verify(context.Background(), v.ShopToken, browserRoom)
 	if err != nil || !verdict.Valid || verdict.Claims.TicketID != v.Ticket {
 		t.Errorf("token verdict %+v, %v: want valid for ticket %s", verdict, err, v.Ticket)
 	}

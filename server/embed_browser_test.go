@@ -201,8 +201,10 @@ func embedShopScenario(t *testing.T, kit browserKit, pow bool) {
 	}
 	a := admitted[0].Data
 	tok, _ := a["token"].(string)
-	if a["orderable_at"] == nil || a["redirect_url"] != site.waitroom+"/shop?wr_token="+tok {
-		t.Errorf("admitted message %v: want orderable_at and the absolute checkout URL", a)
+	// The redirect carries a one-time hand-off code, never the token.
+	redirect, _ := a["redirect_url"].(string)
+	if a["orderable_at"] == nil || !strings.HasPrefix(redirect, site.waitroom+"/shop?wr_code=") || strings.Contains(redirect, "wr_token") {
+		t.Errorf("admitted message %v: want orderable_at and the absolute checkout URL with a hand-off code", a)
 	}
 	var resolved string
 	for _, d := range v.Demo {
@@ -217,7 +219,7 @@ func embedShopScenario(t *testing.T, kit browserKit, pow bool) {
 	if err != nil || !verdict.Valid || verdict.Claims.TicketID != v.Ticket {
 		t.Errorf("token verdict %+v, %v: want valid for ticket %s", verdict, err, v.Ticket)
 	}
-	if v.FinalURL != site.waitroom+"/shop" || !slices.Contains(v.Navigations, site.waitroom+"/shop?wr_token="+tok) {
+	if v.FinalURL != site.waitroom+"/shop" || !slices.Contains(v.Navigations, redirect) {
 		t.Errorf("ended at %s after %q: want checkout through the admission's redirect_url", v.FinalURL, v.Navigations)
 	}
 }

@@ -98,7 +98,7 @@ func TestKilledBetweenOutboxAndKafkaLosesNothing(t *testing.T) {
 	var vs []visitor
 	for i, c := range clients {
 		res, err := c.Post(base+"/api/rooms/sale/intents", "application/json",
-			strings.NewReader(fmt.Sprintf(`{"payload": {"product": "sneaker-drop", "quantity": %d}}`, i%5+1)))
+			strings.NewReader(fmt.Sprintf(`{"payload": {"product": "sneaker-drop", "quantity": %d}}`, i%4+1)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ await run(async (browser, seen) => {
     const u = new URL(r.url());
     if (r.status() >= 400) httpErrors.push(`${r.status()} ${r.request().method()} ${u.pathname}`);
     if (u.pathname === "/shop") {
-      shopResponses.push({ t: Date.now(), withToken: u.searchParams.has("wr_token"), status: r.status() });
+      shopResponses.push({ t: Date.now(), withCode: u.searchParams.has("wr_code"), status: r.status() });
     }
   });
   const pageErrors = [];
@@ -76,7 +76,7 @@ await run(async (browser, seen) => {
   ready({ ticket, position, mode: EXPECT, connText });
 
   // The Go side opens the room now. The checkout is two navigations away
-  // (the redirect with wr_token, then /shop), and the wait spans both.
+  // (the redirect with the hand-off code wr_code, then /shop), and the wait spans both.
   await waitShown(page, '[data-testid="shop"][data-status="checkout"]', "the demo checkout");
   log(`at checkout: ${page.url()}`);
   await page.screenshot({ path: outPath(`checkout-${EXPECT}.png`), fullPage: true });
@@ -84,7 +84,8 @@ await run(async (browser, seen) => {
   const onRoom = events.filter((e) => e.path === `/rooms/${ROOM}`);
   const waiting = onRoom.filter((e) => e.state === "waiting");
   const admitted = onRoom.filter((e) => e.state === "admitted");
-  const tokenRequest = requests.find((r) => new URL(r.url).searchParams.has("wr_token"));
+  const codeRequest = requests.find((r) => new URL(r.url).searchParams.has("wr_code"));
+  const tokenInURL = requests.some((r) => new URL(r.url).searchParams.has("wr_token"));
   const cookies = await context.cookies(`${BASE_URL}/shop`); // the shop's cookie has Path=/shop
   const shopCookie = cookies.find((c) => c.name === "shop_token");
   return {
@@ -97,8 +98,9 @@ await run(async (browser, seen) => {
     connTexts: dedupe(onRoom.map((e) => e.connText)),
     countdowns: dedupe(admitted.map((e) => e.countdown)),
     admittedAt: admitted.length ? admitted[0].t : null,
-    navAt: tokenRequest ? tokenRequest.t : null,
-    wrToken: tokenRequest ? new URL(tokenRequest.url).searchParams.get("wr_token") : null,
+    navAt: codeRequest ? codeRequest.t : null,
+    wrCode: codeRequest ? new URL(codeRequest.url).searchParams.get("wr_code") : null,
+    tokenInURL,
     shopToken: shopCookie ? shopCookie.value : null,
     shopResponses,
     httpErrors,
