@@ -61,9 +61,9 @@ type browserVisit struct {
 	TokenInURL    bool // some request carried wr_token
 	ShopToken     string
 	ShopResponses []struct {
-		T         int64
-		WithCode  bool
-		Status    int
+		T        int64
+		WithCode bool
+		Status   int
 	}
 	HTTPErrors []string // "status METHOD path" of every answer >= 400
 	FinalURL   string
