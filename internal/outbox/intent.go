@@ -17,6 +17,9 @@ var (
 	ErrInvalidPayload  = errors.New("payload is not JSON")
 	ErrPayloadTooLarge = errors.New("payload too large")
 	ErrClosed          = errors.New("outbox closed")
+	// ErrWriteFailed: the outbox's disk refused the write (full, read-only,
+	// I/O error). Nothing was taken; the caller may try again later.
+	ErrWriteFailed = errors.New("outbox cannot write")
 )
 
 // Status is an intent's state as the API names it. The outbox table keeps
@@ -30,14 +33,20 @@ const (
 	StatusRejected  Status = "rejected"  // final: checkout refused it, see Reason
 )
 
-// Open reports whether the intent still blocks a new one from its visitor in its room.
+// Open reports whether the intent still waits for checkout's verdict.
 func (s Status) Open() bool { return s == StatusAccepted || s == StatusPublished }
+
+// Holds reports whether the intent stands for the visitor's one order in
+// its room: open or processed. Only a rejected intent frees the visitor
+// for a new one (or for the line).
+func (s Status) Holds() bool { return s != StatusRejected && s != "" }
 
 // Intent is one visitor's checkout request kept in the outbox.
 type Intent struct {
 	ID          string          `json:"intent_id"`
 	Room        string          `json:"room"`
 	Visitor     string          `json:"-"`
+	Key         string          `json:"-"` // idempotency key: IdempotencyKey(room, visitor)
 	Payload     json.RawMessage `json:"-"`
 	Status      Status          `json:"status"`
 	Reason      string          `json:"reason,omitempty"`
@@ -49,11 +58,12 @@ type Intent struct {
 // Message is the intent as it goes to the intents topic.
 func (in Intent) Message() IntentMessage {
 	return IntentMessage{
-		IntentID:   in.ID,
-		Room:       in.Room,
-		Visitor:    in.Visitor,
-		Payload:    in.Payload,
-		AcceptedAt: in.AcceptedAt,
+		IntentID:       in.ID,
+		IdempotencyKey: in.Key,
+		Room:           in.Room,
+		Visitor:        in.Visitor,
+		Payload:        in.Payload,
+		AcceptedAt:     in.AcceptedAt,
 	}
 }
 

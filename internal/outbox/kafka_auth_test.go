@@ -56,7 +56,7 @@ func TestKafkaSASLAgainstTheBroker(t *testing.T) {
 			if _, err := pub.Publish(ctx, []outbox.Intent{in}); err != nil {
 				t.Fatalf("publish with SASL: %v", err)
 			}
-			v, err := outbox.OpenView(t.TempDir(), outbox.ViewConfig{Brokers: b.Addrs(), GroupID: "view-" + strings.ToLower(tc.kfake), Auth: auth, Logger: quiet})
+			v, err := outbox.OpenView(outbox.ViewConfig{Brokers: b.Addrs(), GroupID: "view-" + strings.ToLower(tc.kfake), Auth: auth, Logger: quiet})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,9 @@
 package outbox
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"time"
 )
@@ -16,6 +19,10 @@ const (
 // intents topic, so a consumer can drop a duplicate without decoding the value.
 const HeaderIntentID = "intent_id"
 
+// HeaderIdempotencyKey carries the intent's idempotency key: the same for
+// every intent of one visitor in one room, on whichever server it was taken.
+const HeaderIdempotencyKey = "idempotency_key"
+
 // Result statuses a consumer may report on the results topic.
 const (
 	ResultProcessed = "processed"
@@ -23,14 +30,16 @@ const (
 )
 
 // IntentMessage is the value of a message on the intents topic. Its key is
-// MessageKey(Room, Visitor). Delivery is at least once: consumers must drop
-// intent ids they have already handled.
+// MessageKey(Room, Visitor). Delivery is at least once, and two servers can
+// race to take one visitor's intent: a checkout places at most one order
+// per IdempotencyKey (and so drops repeated intent ids too).
 type IntentMessage struct {
-	IntentID   string          `json:"intent_id"`
-	Room       string          `json:"room"`
-	Visitor    string          `json:"visitor"`
-	Payload    json.RawMessage `json:"payload"`
-	AcceptedAt time.Time       `json:"accepted_at"` // RFC 3339 with nanoseconds, UTC
+	IntentID       string          `json:"intent_id"`
+	IdempotencyKey string          `json:"idempotency_key"`
+	Room           string          `json:"room"`
+	Visitor        string          `json:"visitor"`
+	Payload        json.RawMessage `json:"payload"`
+	AcceptedAt     time.Time       `json:"accepted_at"` // RFC 3339 with nanoseconds, UTC
 }
 
 // ResultMessage is the value of a message on the results topic: the
@@ -45,4 +54,16 @@ type ResultMessage struct {
 // room land on one partition, and so stay in order.
 func MessageKey(room, visitor string) []byte {
 	return []byte(room + "/" + visitor)
+}
+
+// IdempotencyKey is the key of every intent one visitor leaves in one room:
+// an HMAC of room and visitor under a secret every server shares (derived
+// from the signing key), so any server computes the same key and nobody
+// without the secret can forge one for another visitor. 32 hex digits.
+func IdempotencyKey(secret []byte, room, visitor string) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(room))
+	m.Write([]byte{0})
+	m.Write([]byte(visitor))
+	return hex.EncodeToString(m.Sum(nil)[:16])
 }

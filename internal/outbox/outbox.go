@@ -33,6 +33,13 @@ type Config struct {
 	// topics: it keeps a view of every server's intents, so Get answers
 	// for intents another server took.
 	ViewGroup string
+	// ViewMaxIntents and ViewMaxAge bound the view (in memory; see
+	// DefaultViewMaxIntents and DefaultViewMaxAge for 0).
+	ViewMaxIntents int
+	ViewMaxAge     time.Duration
+	// KeySecret keys each intent's idempotency key (IdempotencyKey). Every
+	// server must use the same: cmd/waitroom derives it from the signing key.
+	KeySecret []byte
 	// RetryInterval is the relay's sweep period and longest retry wait; 0 means 10 s.
 	RetryInterval time.Duration
 	Clock         clockwork.Clock // real time when nil
@@ -46,11 +53,12 @@ type Config struct {
 // Outbox is the store, the relay and the results consumer together: what
 // the HTTP side needs.
 type Outbox struct {
-	store   *SQLiteStore
-	pub     *KafkaPublisher
-	relay   *Relay
-	results *ResultConsumer
-	view    *View // nil without ViewGroup
+	store     *SQLiteStore
+	pub       *KafkaPublisher
+	relay     *Relay
+	results   *ResultConsumer
+	view      *View // nil without ViewGroup
+	keySecret []byte
 }
 
 // Open opens the outbox file and prepares the Kafka clients. Accept works
@@ -69,7 +77,7 @@ func Open(cfg Config) (*Outbox, error) {
 	if err != nil {
 		return nil, err
 	}
-	store, err := OpenSQLite(filepath.Join(cfg.Dir, FileName), SQLiteOptions{Clock: cfg.Clock, Logger: cfg.Logger})
+	store, err := OpenSQLite(filepath.Join(cfg.Dir, FileName), SQLiteOptions{Clock: cfg.Clock, Logger: cfg.Logger, KeySecret: cfg.KeySecret})
 	if err != nil {
 		_ = pub.Close()
 		return nil, err
@@ -92,10 +100,11 @@ func Open(cfg Config) (*Outbox, error) {
 		Logger:   cfg.Logger,
 		OnPass:   cfg.OnPass,
 	})
-	o := &Outbox{store: store, pub: pub, relay: relay, results: results}
+	o := &Outbox{store: store, pub: pub, relay: relay, results: results, keySecret: cfg.KeySecret}
 	if cfg.ViewGroup != "" {
-		if o.view, err = OpenView(cfg.Dir, ViewConfig{Brokers: cfg.Brokers, IntentsTopic: cfg.IntentsTopic,
-			ResultsTopic: cfg.ResultsTopic, GroupID: cfg.ViewGroup, Auth: cfg.Auth, Logger: cfg.Logger}); err != nil {
+		if o.view, err = OpenView(ViewConfig{Brokers: cfg.Brokers, IntentsTopic: cfg.IntentsTopic,
+			ResultsTopic: cfg.ResultsTopic, GroupID: cfg.ViewGroup, Auth: cfg.Auth, Logger: cfg.Logger,
+			MaxIntents: cfg.ViewMaxIntents, MaxAge: cfg.ViewMaxAge, Now: cfg.Clock.Now}); err != nil {
 			return nil, errors.Join(err, pub.Close(), store.Close())
 		}
 	}
@@ -103,9 +112,25 @@ func Open(cfg Config) (*Outbox, error) {
 }
 
 // Accept durably records a visitor's intent and returns it (created true),
-// or the visitor's open intent in room unchanged (created false). Either
-// way answer 202 with in.ID. A new intent is handed to the relay at once.
+// or the visitor's intent in room that checkout did not reject, unchanged
+// (created false): this server's own, else one another server took that
+// the view has read back from Kafka. Either way answer 202 with in.ID. A
+// new intent is handed to the relay at once.
+//
+// Two servers that take one visitor's intents before either reads the
+// other's back (within a relay pass and a fetch, or while Kafka is down)
+// both create one; both carry the same idempotency key, and checkout places
+// one order per key.
 func (o *Outbox) Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (in Intent, created bool, err error) {
+	if o.view != nil {
+		if in, ok := o.view.Find(room, visitor); ok {
+			if own, err := o.store.Get(ctx, in.ID); err == nil {
+				return own, false, nil // this server's: its status is the newest
+			}
+			in.Key = IdempotencyKey(o.keySecret, room, visitor)
+			return in, false, nil
+		}
+	}
 	in, created, err = o.store.Accept(ctx, room, visitor, payload)
 	if created {
 		o.relay.Kick()
@@ -121,6 +146,39 @@ func (o *Outbox) Get(ctx context.Context, id string) (Intent, error) {
 		return o.view.Get(ctx, id)
 	}
 	return in, err
+}
+
+// Find returns the visitor's intent in room that checkout did not reject
+// (ok false when none): this server's own, else one the view read back.
+func (o *Outbox) Find(ctx context.Context, room, visitor string) (Intent, bool, error) {
+	in, err := o.store.Find(ctx, room, visitor)
+	if err == nil {
+		return in, true, nil
+	}
+	if !errors.Is(err, ErrNotFound) {
+		return Intent{}, false, err
+	}
+	if o.view != nil {
+		if in, ok := o.view.Find(room, visitor); ok {
+			return in, true, nil
+		}
+	}
+	return Intent{}, false, nil
+}
+
+// Writable returns nil while the outbox's disk takes writes, else an
+// ErrWriteFailed error (SQLiteStore.Writable).
+func (o *Outbox) Writable(ctx context.Context) error { return o.store.Writable(ctx) }
+
+// WriteFailures counts the writes the outbox's disk refused.
+func (o *Outbox) WriteFailures() int64 { return o.store.WriteFailures() }
+
+// ViewLen is the number of intents the view holds (0 without one).
+func (o *Outbox) ViewLen() int {
+	if o.view == nil {
+		return 0
+	}
+	return o.view.Len()
 }
 
 // Counts returns the intents by status.

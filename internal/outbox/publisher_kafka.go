@@ -71,7 +71,7 @@ func (p *KafkaPublisher) Publish(ctx context.Context, intents []Intent) ([]strin
 		msgs[i] = kafka.Message{
 			Key:     MessageKey(in.Room, in.Visitor),
 			Value:   value,
-			Headers: []kafka.Header{{Key: HeaderIntentID, Value: []byte(in.ID)}},
+			Headers: []kafka.Header{{Key: HeaderIntentID, Value: []byte(in.ID)}, {Key: HeaderIdempotencyKey, Value: []byte(in.Key)}},
 		}
 	}
 	err := p.w.WriteMessages(ctx, msgs...)

@@ -114,18 +114,18 @@ func TestIntentMessageFormat(t *testing.T) {
 		t.Fatalf("flush = %d, %v", n, err)
 	}
 	m := br.Read(t, outbox.DefaultIntentsTopic, 1)[0]
-	if string(m.Key) != "drop/alice" || header(m, "intent_id") != in.ID {
-		t.Fatalf("key %q, header intent_id %q", m.Key, header(m, "intent_id"))
+	if string(m.Key) != "drop/alice" || header(m, "intent_id") != in.ID || header(m, "idempotency_key") != in.Key || in.Key == "" {
+		t.Fatalf("key %q, header intent_id %q, idempotency_key %q (want %q)", m.Key, header(m, "intent_id"), header(m, "idempotency_key"), in.Key)
 	}
 	var v map[string]json.RawMessage
 	if err := json.Unmarshal(m.Value, &v); err != nil {
 		t.Fatal(err)
 	}
-	if len(v) != 5 {
-		t.Errorf("fields %v, want exactly intent_id, room, visitor, payload, accepted_at", v)
+	if len(v) != 6 {
+		t.Errorf("fields %v, want exactly intent_id, idempotency_key, room, visitor, payload, accepted_at", v)
 	}
 	for k, want := range map[string]string{
-		"intent_id": `"` + in.ID + `"`, "room": `"drop"`, "visitor": `"alice"`, "payload": `{"sku":"x","qty":2}`,
+		"intent_id": `"` + in.ID + `"`, "idempotency_key": `"` + in.Key + `"`, "room": `"drop"`, "visitor": `"alice"`, "payload": `{"sku":"x","qty":2}`,
 	} {
 		if string(v[k]) != want {
 			t.Errorf("%s = %s, want %s", k, v[k], want)

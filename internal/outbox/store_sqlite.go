@@ -55,6 +55,8 @@ CREATE UNIQUE INDEX IF NOT EXISTS intents_open ON intents (room, visitor)
 	WHERE state IN ('PENDING', 'PUBLISHED');
 CREATE INDEX IF NOT EXISTS intents_pending ON intents (seq)
 	WHERE state = 'PENDING';
+CREATE INDEX IF NOT EXISTS intents_visitor ON intents (room, visitor);
+CREATE TABLE IF NOT EXISTS probe (id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
 `
 
 // Every connection waits for a lock rather than failing at once, and a
@@ -69,6 +71,8 @@ type SQLiteOptions struct {
 	Logger *slog.Logger    // slog.Default() when nil
 	// MaxBatch bounds the writes grouped into one transaction; 0 means 512.
 	MaxBatch int
+	// KeySecret keys IdempotencyKey; every server must have the same one.
+	KeySecret []byte
 }
 
 // SQLiteStore keeps the outbox in one SQLite file in WAL mode with
@@ -84,6 +88,7 @@ type SQLiteStore struct {
 	stmts *writeStmts
 	rdb   *sql.DB // readers; WAL lets them run beside the writer
 	get   *sql.Stmt
+	find  *sql.Stmt
 	pend  *sql.Stmt
 
 	maxBatch int
@@ -92,8 +97,12 @@ type SQLiteStore struct {
 	stopped  chan struct{}
 	close    sync.Once
 
+	keySecret []byte
+
 	mu     sync.Mutex
 	counts Counts // kept by the writer after each COMMIT
+
+	health writeHealth // write_health.go
 }
 
 var _ Store = (*SQLiteStore)(nil)
@@ -105,13 +114,14 @@ func OpenSQLite(path string, opts SQLiteOptions) (*SQLiteStore, error) {
 		return nil, fmt.Errorf("outbox: open: %w", err)
 	}
 	s := &SQLiteStore{
-		path:     path,
-		clock:    opts.Clock,
-		log:      opts.Logger,
-		maxBatch: opts.MaxBatch,
-		ops:      make(chan *writeOp),
-		closing:  make(chan struct{}),
-		stopped:  make(chan struct{}),
+		path:      path,
+		clock:     opts.Clock,
+		log:       opts.Logger,
+		maxBatch:  opts.MaxBatch,
+		keySecret: opts.KeySecret,
+		ops:       make(chan *writeOp),
+		closing:   make(chan struct{}),
+		stopped:   make(chan struct{}),
 	}
 	if s.clock == nil {
 		s.clock = clockwork.NewRealClock()
@@ -154,6 +164,10 @@ func OpenSQLite(path string, opts SQLiteOptions) (*SQLiteStore, error) {
 	if s.get, err = s.rdb.Prepare(`SELECT ` + intentColumns + ` FROM intents WHERE id = ?`); err != nil {
 		return fail(err)
 	}
+	if s.find, err = s.rdb.Prepare(`SELECT ` + intentColumns + ` FROM intents
+		WHERE room = ? AND visitor = ? AND state != 'REJECTED' ORDER BY seq DESC LIMIT 1`); err != nil {
+		return fail(err)
+	}
 	if s.pend, err = s.rdb.Prepare(`SELECT ` + intentColumns + ` FROM intents
 		WHERE state = 'PENDING' ORDER BY seq LIMIT ?`); err != nil {
 		return fail(err)
@@ -191,7 +205,7 @@ func (s *SQLiteStore) closeStmts() {
 	if s.stmts != nil {
 		s.stmts.close()
 	}
-	for _, st := range []*sql.Stmt{s.get, s.pend} {
+	for _, st := range []*sql.Stmt{s.get, s.find, s.pend} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -288,7 +302,23 @@ func (s *SQLiteStore) Get(ctx context.Context, id string) (Intent, error) {
 	if err != nil {
 		return Intent{}, fmt.Errorf("outbox: get: %w", err)
 	}
-	return in, nil
+	return s.keyed(in), nil
+}
+
+// Find returns the visitor's latest intent in room that checkout did not
+// reject, or ErrNotFound.
+func (s *SQLiteStore) Find(ctx context.Context, room, visitor string) (Intent, error) {
+	if s.closed() {
+		return Intent{}, fmt.Errorf("outbox: find: %w", ErrClosed)
+	}
+	in, err := scanIntent(s.find.QueryRowContext(ctx, room, visitor))
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return Intent{}, fmt.Errorf("outbox: find: %w", err)
+	}
+	return s.keyed(in), nil
 }
 
 func (s *SQLiteStore) Pending(ctx context.Context, limit int) ([]Intent, error) {
@@ -306,7 +336,7 @@ func (s *SQLiteStore) Pending(ctx context.Context, limit int) ([]Intent, error) 
 		if err != nil {
 			return nil, fmt.Errorf("outbox: pending: %w", err)
 		}
-		out = append(out, in)
+		out = append(out, s.keyed(in))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("outbox: pending: %w", err)
@@ -340,3 +370,9 @@ func scanIntent(r scanner) (Intent, error) {
 }
 
 func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// keyed sets the intent's idempotency key.
+func (s *SQLiteStore) keyed(in Intent) Intent {
+	in.Key = IdempotencyKey(s.keySecret, in.Room, in.Visitor)
+	return in
+}

@@ -129,16 +129,26 @@ func TestOneOpenIntentPerVisitorAndRoom(t *testing.T) {
 		t.Fatalf("accept while published: %+v, created %v", in, created)
 	}
 
-	// Final frees the visitor for a new intent, after processed and after rejected.
-	for i, status := range []string{outbox.ResultProcessed, outbox.ResultRejected} {
-		open, _, _ := s.Accept(ctx, "drop", "alice", payload(7))
-		if n, err := s.Finish(ctx, []outbox.ResultMessage{{IntentID: open.ID, Status: status, Reason: "sold out"}}); err != nil || n != 1 {
-			t.Fatalf("finish %s: %d, %v", status, n, err)
-		}
-		next, created, err := s.Accept(ctx, "drop", "alice", payload(8+i))
-		if err != nil || !created || next.ID == open.ID {
-			t.Fatalf("accept after %s: %+v, created %v, %v; want a new intent", status, next, created, err)
-		}
+	// A processed intent is the visitor's one order: a repeat gets it back.
+	// A rejected one frees the visitor for a new intent.
+	open, _, _ := s.Accept(ctx, "drop", "alice", payload(7))
+	if n, err := s.Finish(ctx, []outbox.ResultMessage{{IntentID: open.ID, Status: outbox.ResultProcessed}}); err != nil || n != 1 {
+		t.Fatalf("finish processed: %d, %v", n, err)
+	}
+	again, created, err = s.Accept(ctx, "drop", "alice", payload(8))
+	if err != nil || created || again.ID != open.ID || again.Status != outbox.StatusProcessed {
+		t.Fatalf("accept after processed: %+v, created %v, %v; want the processed intent back", again, created, err)
+	}
+	other, _, _ = s.Accept(ctx, "drop", "bob", payload(9))
+	if n, err := s.Finish(ctx, []outbox.ResultMessage{{IntentID: other.ID, Status: outbox.ResultRejected, Reason: "sold out"}}); err != nil || n != 1 {
+		t.Fatalf("finish rejected: %d, %v", n, err)
+	}
+	next, created, err := s.Accept(ctx, "drop", "bob", payload(10))
+	if err != nil || !created || next.ID == other.ID {
+		t.Fatalf("accept after rejected: %+v, created %v, %v; want a new intent", next, created, err)
+	}
+	if next.Key != other.Key || next.Key == open.Key || len(next.Key) != 32 {
+		t.Fatalf("idempotency keys %q (bob), %q (bob again), %q (alice): want one per visitor and room", other.Key, next.Key, open.Key)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -15,6 +16,7 @@ const (
 	opAccept opKind = iota
 	opPublished
 	opFinish
+	opProbe
 )
 
 // writeOp is one caller's write, waiting for the writer goroutine. The
@@ -114,8 +116,10 @@ func (s *SQLiteStore) commit(batch []*writeOp) {
 // settle answers the callers of one transaction and counts what it committed.
 func (s *SQLiteStore) settle(ops []*writeOp, err error) {
 	if err != nil {
-		s.log.Error("outbox: write", "ops", len(ops), "err", err)
+		s.health.failed(s.log, s.clock.Now(), len(ops), err)
+		err = fmt.Errorf("%w: %w", ErrWriteFailed, err)
 	} else {
+		s.health.wrote(s.log, s.clock.Now())
 		s.mu.Lock()
 		for _, op := range ops {
 			s.counts.plus(op.delta)
@@ -152,6 +156,8 @@ func (s *SQLiteStore) apply(ops []*writeOp) (err error) {
 			err = s.applyPublished(ctx, tx, op, now)
 		case opFinish:
 			err = s.applyFinish(ctx, tx, op, now)
+		case opProbe:
+			_, err = tx.ExecContext(ctx, `INSERT INTO probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at`, now)
 		}
 		if err != nil {
 			return err
@@ -169,7 +175,7 @@ func (s *SQLiteStore) apply(ops []*writeOp) (err error) {
 // writeStmts are prepared once on the writer's connection: compiling SQL
 // costs more than running it, and every write runs these.
 type writeStmts struct {
-	insert, findOpen, markPublished, states, finish *sql.Stmt
+	insert, findHeld, markPublished, states, finish *sql.Stmt
 }
 
 func prepareWrites(db *sql.DB) (*writeStmts, error) {
@@ -183,8 +189,9 @@ func prepareWrites(db *sql.DB) (*writeStmts, error) {
 		{&ws.insert, `INSERT INTO intents (id, room, visitor, payload, state, accepted_at)
 			VALUES (?, ?, ?, ?, 'PENDING', ?)
 			ON CONFLICT (room, visitor) WHERE state IN ('PENDING', 'PUBLISHED') DO NOTHING`},
-		{&ws.findOpen, `SELECT ` + intentColumns + ` FROM intents
-			WHERE room = ? AND visitor = ? AND state IN ('PENDING', 'PUBLISHED')`},
+		// The visitor's one order: open or processed; a rejected one frees them.
+		{&ws.findHeld, `SELECT ` + intentColumns + ` FROM intents
+			WHERE room = ? AND visitor = ? AND state != 'REJECTED' ORDER BY seq DESC LIMIT 1`},
 		{&ws.markPublished, `UPDATE intents SET state = 'PUBLISHED', published_at = ?
 			WHERE state = 'PENDING' AND id IN (SELECT value FROM json_each(?))`},
 		{&ws.states, `SELECT id, state FROM intents WHERE id IN (SELECT value FROM json_each(?))`},
@@ -201,7 +208,7 @@ func prepareWrites(db *sql.DB) (*writeStmts, error) {
 }
 
 func (ws *writeStmts) close() {
-	for _, st := range []*sql.Stmt{ws.insert, ws.findOpen, ws.markPublished, ws.states, ws.finish} {
+	for _, st := range []*sql.Stmt{ws.insert, ws.findHeld, ws.markPublished, ws.states, ws.finish} {
 		if st != nil {
 			_ = st.Close()
 		}
@@ -209,6 +216,15 @@ func (ws *writeStmts) close() {
 }
 
 func (s *SQLiteStore) applyAccept(ctx context.Context, tx *sql.Tx, op *writeOp, now int64) error {
+	// One writer: nothing can come between this look and the insert.
+	held, err := scanIntent(tx.StmtContext(ctx, s.stmts.findHeld).QueryRowContext(ctx, op.room, op.visitor))
+	switch {
+	case err == nil:
+		op.intent, op.created = s.keyed(held), false
+		return nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("find held: %w", err)
+	}
 	id, err := uuid.NewV7() // time-ordered: new ids append to the index
 	if err != nil {
 		return fmt.Errorf("new id: %w", err)
@@ -227,16 +243,11 @@ func (s *SQLiteStore) applyAccept(ctx context.Context, tx *sql.Tx, op *writeOp, 
 	}
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("insert: %w", err)
-	} else if n == 1 {
-		op.intent, op.created = in, true
-		op.delta.Accepted = 1
-		return nil
+	} else if n != 1 {
+		return fmt.Errorf("insert: %d rows", n) // the look above found none open
 	}
-	in, err = scanIntent(tx.StmtContext(ctx, s.stmts.findOpen).QueryRowContext(ctx, op.room, op.visitor))
-	if err != nil {
-		return fmt.Errorf("find open: %w", err)
-	}
-	op.intent, op.created = in, false
+	op.intent, op.created = s.keyed(in), true
+	op.delta.Accepted = 1
 	return nil
 }
 
