@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -18,7 +19,22 @@ import (
 type intentStore interface {
 	Accept(ctx context.Context, room, visitor string, payload json.RawMessage) (outbox.Intent, bool, error)
 	Get(ctx context.Context, id string) (outbox.Intent, error)
+	// Find is the visitor's intent in room that checkout did not reject.
+	Find(ctx context.Context, room, visitor string) (outbox.Intent, bool, error)
+	// Writable is nil while the outbox's disk takes writes.
+	Writable(ctx context.Context) error
 }
+
+// outboxRetryAfter is how long a visitor waits before trying again when
+// the outbox cannot write: the readiness probe's period, about.
+const outboxRetryAfter = 5 * time.Second
+
+// errOutboxWrite: the outbox's disk refused the intent (full, read-only,
+// failing). Nothing was taken; /readyz is 503 meanwhile, so a balancer
+// moves the visitor to another server.
+var errOutboxWrite = &apiError{Status: http.StatusServiceUnavailable, Code: "outbox_unavailable",
+	Message:    "this server cannot save intents right now (its outbox cannot write to disk); nothing was taken: try again in a moment",
+	RetryAfter: outboxRetryAfter}
 
 var errNotDegraded = errorf(http.StatusConflict, "not_degraded",
 	"intents are only taken while the waiting room is degraded; enter the line instead")
@@ -47,6 +63,8 @@ func intentError(err error) error {
 		return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "payload", Message: "payload: must be a JSON object"}
 	case errors.Is(err, outbox.ErrClosed):
 		return errUnavailable
+	case errors.Is(err, outbox.ErrWriteFailed):
+		return errOutboxWrite
 	}
 	return err
 }

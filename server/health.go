@@ -23,15 +23,34 @@ type readyJSON struct {
 	Status string `json:"status"` // ready or unavailable
 	Mode   string `json:"mode"`   // normal or degraded
 	Redis  string `json:"redis"`  // ok, or why not
+	// Outbox is "ok", or why the outbox cannot write (its disk is full,
+	// read-only or failing); absent without an outbox.
+	Outbox string `json:"outbox,omitempty"`
 }
+
+// writable is what readiness needs of the outbox: can it write.
+type writable func(ctx context.Context) error
 
 // handleReadyz: GET /readyz, this server can serve visitors: Redis answers
 // (normal mode), or degraded mode carries them (intents through the
 // outbox). A readiness probe that failed while degraded would take every
 // server out of service exactly when degraded mode is meant to carry the
 // sale. canDegrade is false when this server has no degraded path.
-func handleReadyz(p pinger, deg degradeFlag, canDegrade bool) echo.HandlerFunc {
+//
+// An outbox that cannot write makes the server unready in either mode, for
+// as long as it lasts: a balancer then sends visitors to a server whose
+// disk takes their intents. outbox is nil without an outbox.
+func handleReadyz(p pinger, deg degradeFlag, canDegrade bool, outbox writable) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		outboxState := ""
+		if outbox != nil {
+			ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
+			outboxState = "ok"
+			if err := outbox(ctx); err != nil {
+				outboxState = err.Error()
+			}
+			cancel()
+		}
 		redisState := "ok"
 		if !deg.Degraded() || !canDegrade {
 			ctx, cancel := context.WithTimeout(c.Request().Context(), time.Second)
@@ -42,13 +61,14 @@ func handleReadyz(p pinger, deg degradeFlag, canDegrade bool) echo.HandlerFunc {
 		} else {
 			redisState = "not asked: degraded"
 		}
-		switch {
-		case canDegrade && deg.Degraded():
-			return c.JSON(http.StatusOK, readyJSON{Status: "ready", Mode: "degraded", Redis: redisState})
-		case redisState == "ok":
-			return c.JSON(http.StatusOK, readyJSON{Status: "ready", Mode: "normal", Redis: redisState})
+		mode := "normal"
+		if canDegrade && deg.Degraded() {
+			mode = "degraded"
+		}
+		if (mode == "degraded" || redisState == "ok") && (outboxState == "" || outboxState == "ok") {
+			return c.JSON(http.StatusOK, readyJSON{Status: "ready", Mode: mode, Redis: redisState, Outbox: outboxState})
 		}
 		c.Response().Header().Set("Retry-After", "2")
-		return c.JSON(http.StatusServiceUnavailable, readyJSON{Status: "unavailable", Mode: "normal", Redis: redisState})
+		return c.JSON(http.StatusServiceUnavailable, readyJSON{Status: "unavailable", Mode: mode, Redis: redisState, Outbox: outboxState})
 	}
 }

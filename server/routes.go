@@ -65,7 +65,11 @@ func (s *Server) routes(d routeDeps) []Route {
 		metrics = echo.WrapHandler(d.cfg.Metrics)
 	}
 	const get, post, del = http.MethodGet, http.MethodPost, http.MethodDelete
-	ready := handleReadyz(pingFunc(d.cfg.Ping), deg, d.cfg.Avail != nil && d.cfg.Intents != nil)
+	var outboxWritable writable
+	if d.cfg.Intents != nil {
+		outboxWritable = d.cfg.Intents.Writable
+	}
+	ready := handleReadyz(pingFunc(d.cfg.Ping), deg, d.cfg.Avail != nil && d.cfg.Intents != nil, outboxWritable)
 
 	return []Route{
 		// Operations.

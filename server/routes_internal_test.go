@@ -32,6 +32,10 @@ func (noIntents) Accept(context.Context, string, string, json.RawMessage) (outbo
 func (noIntents) Get(context.Context, string) (outbox.Intent, error) {
 	return outbox.Intent{}, errors.New("no intents in this test")
 }
+func (noIntents) Find(context.Context, string, string) (outbox.Intent, bool, error) {
+	return outbox.Intent{}, false, nil
+}
+func (noIntents) Writable(context.Context) error { return nil }
 
 // fullServer has every optional row on: metrics, degraded mode with an
 // outbox, forward auth (a public URL), the dashboard and the demo shop.
