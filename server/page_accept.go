@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -98,6 +99,14 @@ func handleAcceptForm(d acceptPageDeps) echo.HandlerFunc {
 		in, err := acceptIntent(c, d.line, d.deg, d.ids, d.guard, d.store, room, payload, c.FormValue("pow"))
 		if errors.Is(err, errNotDegraded) {
 			return render.Page(c, http.StatusConflict, templates.AcceptPage(p))
+		}
+		if errors.Is(err, errOutboxWrite) {
+			// Nothing was taken: the form comes back as the visitor filled
+			// it, and the page's script sends it again after Retry-After.
+			secs := int(outboxRetryAfter / time.Second)
+			p.Error, p.Quantity, p.RetryAfter = templates.T(p.Lang, "accept.retry"), qty, secs
+			c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+			return render.Page(c, http.StatusServiceUnavailable, templates.AcceptPage(p))
 		}
 		if err != nil {
 			return err

@@ -103,3 +103,15 @@ export function followAccept(root: HTMLElement, strings: Strings): void {
   };
   loop();
 }
+
+/**
+ * retryForm: the server could not save the request (its outbox could not
+ * write) and sent the form back as the visitor filled it, with the seconds
+ * to wait in data-retry-after. The page sends it again then, once; a second
+ * failure comes back the same way and waits again.
+ */
+export function retryForm(form: HTMLFormElement): void {
+  const secs = Number(form.dataset.retryAfter);
+  if (!Number.isFinite(secs) || secs <= 0) return;
+  window.setTimeout(() => form.requestSubmit(), secs * 1000);
+}

@@ -2,7 +2,7 @@
 // JavaScript (it refreshes itself); this script replaces the refresh with a
 // live connection and updates the page in place.
 
-import { followAccept } from "./accept";
+import { followAccept, retryForm } from "./accept";
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
@@ -144,6 +144,8 @@ function main(): void {
   if (acceptRoot) {
     const form = acceptRoot.querySelector<HTMLFormElement>("form[data-challenge-url]");
     if (form) powForm(form);
+    const sent = acceptRoot.querySelector<HTMLFormElement>("form[data-retry-after]");
+    if (sent) retryForm(sent);
     followAccept(acceptRoot, readStrings());
     return;
   }
