@@ -163,6 +163,10 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 				a.line.log.Warn("admission: read room", "room", room, "err", err)
 			}
 			failing = true
+			if held { // a server that cannot read Redis admits nobody: not counted as admitting
+				held = false
+				a.admitting.Add(-1)
+			}
 		default:
 			now := a.line.clock.Now()
 			a.line.remember(room, s, now)

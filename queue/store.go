@@ -72,7 +72,7 @@ type Stats struct {
 	AbandonedTotal int64   `json:"abandoned_total"`
 	ExpiredTotal   int64   `json:"expired_total"`
 	CompletedTotal int64   `json:"completed_total"`
-	AdmittedRate   float64 `json:"admitted_rate"` // per second over the last minute
+	AdmittedRate   float64 `json:"admitted_rate"` // admissions per second over the last minute, as measured: 0 when nobody was admitted
 
 	// NoShowTotal and IdleTotal are the slots freed (and counted in
 	// ExpiredTotal) because the visitor never came to checkout within

@@ -54,7 +54,8 @@ type room struct {
 	held     struct{ n, until int64 } // slots held after a data loss, until (ms): restore.lua's budget h, hu
 	stats    map[string]int64
 	rate     float64
-	rated    bool // rate was written by a tick
+	rated    bool    // rate was written by a tick
+	measured float64 // rate without the configured pace's fallback: what was admitted
 	admits   []admit
 	holders  map[string]holder
 	pow      map[string]int64 // spent challenge -> expiry (ms)
@@ -229,7 +230,7 @@ func (s *Store) Stats(_ context.Context, room string, now time.Time) (queue.Stat
 		Waiting: int64(len(r.q)), Scheduled: int64(len(r.pre)), Active: r.live(ms(now)) + held, Held: held,
 		EnteredTotal: r.stats["entered_total"], AdmittedTotal: r.stats["admitted_total"],
 		AbandonedTotal: r.stats["abandoned_total"], ExpiredTotal: r.stats["expired_total"],
-		CompletedTotal: r.stats["completed_total"], AdmittedRate: r.rate,
+		CompletedTotal: r.stats["completed_total"], AdmittedRate: r.measured,
 		NoShowTotal: r.stats["no_show_total"], IdleTotal: r.stats["idle_total"],
 	}, nil
 }

@@ -160,10 +160,11 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		drop++
 	}
 	r.admits = r.admits[drop:]
-	r.rate, r.rated = rateString(st), true
+	r.rate, r.rated, r.measured = rateString(st), true, 0
 	if sum := r.stats["win_sum"]; sum > 0 && len(r.admits) > 0 {
 		span := max(n-r.admits[0].at+st.BatchIntervalMS, st.BatchIntervalMS)
 		r.rate = float64(sum) / (float64(span) / 1000)
+		r.measured = r.rate
 	}
 	s.commitLog(r)
 	s.mu.Unlock()

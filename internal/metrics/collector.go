@@ -26,6 +26,7 @@ type collector struct {
 	lineOpen, reading, signalUp                        *prometheus.Desc
 	connections, tickets, sent, slow, fetchErrors      *prometheus.Desc
 	degraded, intents, gateInflight, gateP95, sourceUp *prometheus.Desc
+	writeFailures                                      *prometheus.Desc
 }
 
 func newCollector(src Sources) *collector {
@@ -33,37 +34,38 @@ func newCollector(src Sources) *collector {
 		return prometheus.NewDesc(prometheus.BuildFQName(namespace, "", name), help, labels, nil)
 	}
 	return &collector{
-		src:          src,
-		down:         map[string]bool{},
-		waiting:      d("room_waiting", "Visitors waiting in the line. Read from Redis: every server reports the same deployment-wide value, so aggregate with max by (room), never sum.", "room"),
-		active:       d("room_active", "Admitted visitors holding a checkout slot. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		rate:         d("room_admitted_rate", "Admissions per second over the last minute. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		entered:      d("room_entered_total", "Tickets created by enter. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		admitted:     d("room_admitted_total", "Tickets admitted (by the line, the fast track or an open room). Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		abandoned:    d("room_abandoned_total", "Waiters dropped for giving no sign of life. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		expired:      d("room_expired_total", "Admitted slots reclaimed when their session ended or lapsed (room_slots_lapsed_total). Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		lapsed:       d("room_slots_lapsed_total", "Admitted slots freed for the next in line before their session ended, by reason: no_show (never came to checkout within arrival_window_s) or idle (no request at the gate for idle_after_s). Deployment-wide (from Redis): max by (room, reason), never sum.", "room", "reason"),
-		completed:    d("room_completed_total", "Admitted slots freed by a completed order. Deployment-wide (from Redis): max by (room), never sum.", "room"),
-		lineOpen:     d("room_line_open", "1 while an adaptive room's line is open, 0 while it admits at once.", "room"),
-		reading:      d("room_activation_reading", "The last reading of an adaptive room's load signal.", "room"),
-		signalUp:     d("room_activation_signal_up", "1 when the last read of an adaptive room's signal succeeded.", "room"),
-		connections:  d("push_connections", "Open push connections by transport.", "transport"),
-		tickets:      d("push_tickets", "Tickets with at least one open push connection."),
-		sent:         d("push_messages_total", "Push messages written, first messages included."),
-		slow:         d("push_slow_disconnects_total", "Push connections dropped because they did not keep up."),
-		fetchErrors:  d("push_fetch_errors_total", "Failed ticket reads of the push hub."),
-		degraded:     d("degraded", "1 while this server runs in degraded mode (Redis unusable or a drill)."),
-		intents:      d("outbox_intents", "Degraded-mode intents in this server's outbox by state.", "state"),
-		gateInflight: d("gate_upstream_inflight", "Requests the gate has in flight to checkout."),
-		gateP95:      d("gate_upstream_latency_p95_seconds", "p95 latency of the gate's recent requests to checkout."),
-		sourceUp:     d("metrics_source_up", "1 when the last scrape could read the source (rooms, outbox).", "source"),
+		src:           src,
+		down:          map[string]bool{},
+		waiting:       d("room_waiting", "Visitors waiting in the line. Read from Redis: every server reports the same deployment-wide value, so aggregate with max by (room), never sum.", "room"),
+		active:        d("room_active", "Admitted visitors holding a checkout slot. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		rate:          d("room_admitted_rate", "Admissions per second over the last minute. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		entered:       d("room_entered_total", "Tickets created by enter. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		admitted:      d("room_admitted_total", "Tickets admitted (by the line, the fast track or an open room). Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		abandoned:     d("room_abandoned_total", "Waiters dropped for giving no sign of life. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		expired:       d("room_expired_total", "Admitted slots reclaimed when their session ended or lapsed (room_slots_lapsed_total). Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		lapsed:        d("room_slots_lapsed_total", "Admitted slots freed for the next in line before their session ended, by reason: no_show (never came to checkout within arrival_window_s) or idle (no request at the gate for idle_after_s). Deployment-wide (from Redis): max by (room, reason), never sum.", "room", "reason"),
+		completed:     d("room_completed_total", "Admitted slots freed by a completed order. Deployment-wide (from Redis): max by (room), never sum.", "room"),
+		lineOpen:      d("room_line_open", "1 while an adaptive room's line is open, 0 while it admits at once.", "room"),
+		reading:       d("room_activation_reading", "The last reading of an adaptive room's load signal.", "room"),
+		signalUp:      d("room_activation_signal_up", "1 when the last read of an adaptive room's signal succeeded.", "room"),
+		connections:   d("push_connections", "Open push connections by transport.", "transport"),
+		tickets:       d("push_tickets", "Tickets with at least one open push connection."),
+		sent:          d("push_messages_total", "Push messages written, first messages included."),
+		slow:          d("push_slow_disconnects_total", "Push connections dropped because they did not keep up."),
+		fetchErrors:   d("push_fetch_errors_total", "Failed ticket reads of the push hub."),
+		degraded:      d("degraded", "1 while this server runs in degraded mode (Redis unusable or a drill)."),
+		intents:       d("outbox_intents", "Degraded-mode intents in this server's outbox by state.", "state"),
+		writeFailures: d("outbox_write_failures_total", "Outbox writes this server's disk refused (full, read-only, I/O error): each refused intent answered 503, and /readyz is 503 while it lasts. Per server."),
+		gateInflight:  d("gate_upstream_inflight", "Requests the gate has in flight to checkout."),
+		gateP95:       d("gate_upstream_latency_p95_seconds", "p95 latency of the gate's recent requests to checkout."),
+		sourceUp:      d("metrics_source_up", "1 when the last scrape could read the source (rooms, outbox).", "source"),
 	}
 }
 
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.waiting, c.active, c.rate, c.entered, c.admitted, c.abandoned, c.expired,
 		c.completed, c.lapsed, c.lineOpen, c.reading, c.signalUp, c.connections, c.tickets, c.sent, c.slow, c.fetchErrors,
-		c.degraded, c.intents, c.gateInflight, c.gateP95, c.sourceUp} {
+		c.degraded, c.intents, c.writeFailures, c.gateInflight, c.gateP95, c.sourceUp} {
 		ch <- d
 	}
 }
@@ -127,6 +129,9 @@ func (c *collector) Collect(ch chan<- prometheus.Metric) {
 			gauge(c.intents, float64(n.Rejected), "rejected")
 		}
 		gauge(c.sourceUp, b2f(err == nil), "outbox")
+		if w, ok := o.(OutboxWrites); ok {
+			counter(c.writeFailures, float64(w.WriteFailures()))
+		}
 	}
 	if g := c.src.Gate; g != nil {
 		gauge(c.gateInflight, float64(g.InFlight()))

@@ -45,6 +45,10 @@ type OutboxCounts interface {
 	Counts(ctx context.Context) (outbox.Counts, error)
 }
 
+// OutboxWrites counts the writes the outbox's disk refused; *outbox.Outbox
+// is one. An Outbox source that has it reports outbox_write_failures_total.
+type OutboxWrites interface{ WriteFailures() int64 }
+
 // Activation is every adaptive room's state; *adaptive.Controller is one.
 type Activation interface {
 	States() map[string]adaptive.State

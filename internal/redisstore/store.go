@@ -375,7 +375,9 @@ func (s *Store) Stats(ctx context.Context, room string, now time.Time) (queue.St
 	}
 	c := counters.Val()
 	num := func(f string) int64 { n, _ := strconv.ParseInt(c[f], 10, 64); return n }
-	rate, _ := strconv.ParseFloat(c["rate"], 64)
+	// What was admitted over the last minute, not the configured pace:
+	// 0 after a Redis restart until someone is admitted again.
+	rate, _ := strconv.ParseFloat(c["measured"], 64)
 	entered, _ := strconv.ParseInt(seq.Val(), 10, 64)
 	var held int64
 	if h := hold.Val(); len(h) == 2 {

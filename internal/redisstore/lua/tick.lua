@@ -509,13 +509,17 @@ if #old > 0 then
   redis.call('HINCRBY', KEYS[6], 'win_sum', -dropped)
 end
 local sum = tonumber(redis.call('HGET', KEYS[6], 'win_sum') or '0')
+-- 'rate' falls back to the configured pace for the waiters' estimates;
+-- 'measured' is only what was admitted (0 when nobody was), for /stats.
 local rate = ARGV[9]
+local measured = '0'
 if sum > 0 then
   local first = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
   local span = math.max(now - tonumber(first[2]) + interval, interval) / 1000
   rate = tostring(sum / span)
+  measured = rate
 end
-redis.call('HSET', KEYS[6], 'rate', rate)
+redis.call('HSET', KEYS[6], 'rate', rate, 'measured', measured)
 log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed, total - #removed) -- positions
 
 local out = {#expired, abandoned, #purge, no_shows, idles}
