@@ -38,6 +38,7 @@ type Line struct {
 	eta       *Estimator
 	// positions follows the change logs of the rooms this server has waiters in.
 	positions *Positions
+	intents   intentsBox // intents.go
 
 	// server names this server in draw records.
 	server string
@@ -418,9 +419,10 @@ func (l *Line) Token(t Ticket) (string, error) {
 	if t.State != StateAdmitted {
 		return "", nil
 	}
+	intent, _ := l.HeldIntent(t.Room, t.Identity) // the holder also left an intent: checkout refuses a second order
 	tok, err := l.keys.Sign(token.EntryClaims{
 		Issuer: l.keys.Issuer, Room: t.Room, Subject: t.Subject(), TicketID: t.ID,
-		IssuedAt: t.AdmittedAt, NotBefore: t.OrderableAt, ExpiresAt: t.ExpiresAt,
+		IssuedAt: t.AdmittedAt, NotBefore: t.OrderableAt, ExpiresAt: t.ExpiresAt, Intent: intent,
 	})
 	if err != nil {
 		return "", fmt.Errorf("queue: sign entry token: %w", err)

@@ -83,6 +83,10 @@ type Settings struct {
 	// MaxQuantity caps the quantity of one intent in degraded mode; 0 is no
 	// cap (so it is always written: left out is DefaultMaxQuantity).
 	MaxQuantity int64 `json:"max_quantity"`
+	// CheckoutAfterIntent lets a visitor whose degraded-mode intent stands
+	// (not rejected) also take a place and be admitted to checkout once the
+	// line is back; off, such a visitor is answered state "ordered".
+	CheckoutAfterIntent bool `json:"checkout_after_intent"`
 	// QueueingMethod is how the line admits (internal/vocab's Method).
 	QueueingMethod Method `json:"queueing_method"`
 	// SoldOut ends the sale until undone: waiters keep their places unseen.
@@ -473,6 +477,8 @@ var SettingFields = []SettingField{
 				return nil
 			}},
 	}},
+	{Name: "checkout_after_intent", Section: SectionProtection, Kind: KindBool,
+		Doc: "a visitor whose degraded-mode intent was not rejected may also take a place in the line and check out (off: entering answers state `ordered`); their entry token names the intent (`intent` claim) either way"},
 	{Name: "max_quantity", Section: SectionProtection, Kind: KindNumber, Doc: "the most `quantity` one intent may ask for in degraded mode; 0 is no cap",
 		check: func(s *Settings) error {
 			if s.MaxQuantity < 0 || s.MaxQuantity > 1_000_000 {

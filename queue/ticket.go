@@ -17,6 +17,7 @@ const (
 	StateClosed    = vocab.StateClosed
 	StateBypassed  = vocab.StateBypassed
 	StateSoldOut   = vocab.StateSoldOut
+	StateOrdered   = vocab.StateOrdered
 	StateFull      = vocab.StateFull
 	StateScheduled = vocab.StateScheduled
 )

@@ -25,7 +25,10 @@ type View struct {
 	OrderableAt  *string `json:"orderable_at"`
 	RedirectURL  *string `json:"redirect_url"`
 	Paused       bool    `json:"paused"`
-	AcceptURL    *string `json:"accept_url"` // set when bypassed: the store is down, submit an intent there
+	AcceptURL    *string `json:"accept_url"` // set when bypassed: the store is down, submit an intent there; with ordered, the intent's page
+	// IntentID, with state ordered, is the visitor's intent from degraded
+	// mode that stands as their order in this room.
+	IntentID *string `json:"intent_id,omitempty"`
 	// EntryPosition and EnteredAt are the place and time at entry, for the
 	// page's progress since entry and "in line since"; 0 and null unless
 	// waiting or admitted.

@@ -18,6 +18,7 @@ type enterer interface {
 	ticketViewer
 	pow.Line
 	Now() time.Time
+	HeldIntent(room, identity string) (string, bool)
 }
 
 // handleEnter: POST /api/rooms/:room/enter {"user_token"?, "pow"?}
@@ -54,6 +55,9 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 		return bypassed(line, room, "")
 	}
 	t, s, err := takePlace(c, line, ids, g, local, room, userToken, powPayload, true)
+	if v, ok := orderedView(room, err); ok {
+		return v, nil
+	}
 	if err != nil {
 		return queue.View{}, err
 	}
@@ -90,6 +94,9 @@ func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, u
 	identity, err := ids.forEnter(c, s, userToken)
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
+	}
+	if err := orderedOf(line, s, room, identity); err != nil {
+		return queue.Ticket{}, s, err
 	}
 	if powPayload != "" && s.BotProtection.PowOn() {
 		if err := g.take(c); err != nil { // checking a solution runs scrypt once

@@ -69,6 +69,7 @@ func handleAcceptPage(d acceptPageDeps) echo.HandlerFunc {
 				return err
 			}
 			p.IntentID, p.Status, p.Reason = in.ID, string(in.Status), in.Reason
+			p.Ordered = c.QueryParam("ordered") == "1" && in.Status.Holds()
 		}
 		return render.Page(c, http.StatusOK, templates.AcceptPage(p))
 	}

@@ -38,6 +38,9 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, lo
 			return err
 		}
 		t, s, err := takePlace(c, line, ids, g, local, room, "", "", false)
+		if done, err := redirectOrdered(c, room, err); done {
+			return err
+		}
 		lang := pageLang(c)
 		if errors.Is(err, queue.ErrProofRequired) {
 			now := line.Now()

@@ -114,6 +114,7 @@ var catalogue = map[Lang]map[string]string{
 		"accept.status.rejected":   "Your order could not be placed.",
 		"accept.reason.sold_out":   "Sorry, the product sold out.",
 		"accept.line_back":         "The waiting room is working normally again.",
+		"accept.ordered":           "You already placed an order request here while the waiting room was down. That is your order, so you do not need to wait in line again.",
 		"accept.retry":             "We could not save your request just now. Try again in a moment: we will send it again for you.",
 		"accept.line_back.go":      "Go to the waiting room",
 		// The waiting page's live state, leaving and time of entry (issue 14).
@@ -504,6 +505,7 @@ var catalogue = map[Lang]map[string]string{
 		"accept.status.rejected":   "주문을 완료하지 못했습니다.",
 		"accept.reason.sold_out":   "죄송합니다. 상품이 모두 판매되었습니다.",
 		"accept.line_back":         "대기실이 다시 정상적으로 운영되고 있습니다.",
+		"accept.ordered":           "대기실 장애 중에 이미 주문 요청을 남기셨습니다. 그 요청이 주문으로 처리되므로 다시 줄을 설 필요가 없습니다.",
 		"accept.retry":             "지금은 요청을 저장하지 못했습니다. 잠시 후 다시 시도해 주세요. 곧 자동으로 다시 보내 드립니다.",
 		"accept.line_back.go":      "대기실로 가기",
 		"waiting.since":            "줄 선 시각",

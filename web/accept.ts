@@ -76,7 +76,9 @@ export function followAccept(root: HTMLElement, strings: Strings): void {
       if (note) note.textContent = t(strings, "accept.recovered");
       // With an intent in flight the visitor may want to see it through:
       // the notice and the link say the line is back, nothing moves.
-      if (!intent || FINAL.includes(q("intent")?.dataset.status ?? "")) {
+      // Sent here by the line (data-ordered): this intent is their order,
+      // and the line would only send them back.
+      if (!d.ordered && (!intent || FINAL.includes(q("intent")?.dataset.status ?? ""))) {
         window.setTimeout(() => location.assign(d.lineUrl || "/"), MOVE_AFTER_MS);
       }
       changed = true;

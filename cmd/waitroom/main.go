@@ -142,7 +142,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 
-	ob, brokers, kauth, closeKafka, err := openOutbox(cfg, log, func(_ int, err error) {
+	ob, brokers, kauth, closeKafka, err := openOutbox(cfg, log, keys.Derive(outbox.KeySecretLabel), func(_ int, err error) {
 		if err != nil {
 			m.KafkaPublishError()
 		}
@@ -151,6 +151,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		return err
 	}
 	defer closeKafka()
+	line.SetIntents(ob) // one order per visitor: an intent left while degraded counts at the line
 
 	adm := queue.NewAdmitter(line)
 	src := metrics.Sources{Rooms: store, Avail: avail, Outbox: ob, Activation: ctl, Logger: log, Admitter: adm,
@@ -340,7 +341,7 @@ func seedDemoRoom(ctx context.Context, line *queue.Line, withShop bool) error {
 // openOutbox opens the degraded path's durable outbox under the data dir and
 // its Kafka clients, starting an in-process Kafka-protocol broker when no
 // brokers are given. The returned func closes the outbox, then the broker.
-func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.Outbox, []string, outbox.KafkaAuth, func(), error) {
+func openOutbox(cfg config, log *slog.Logger, keySecret []byte, onPass func(int, error)) (*outbox.Outbox, []string, outbox.KafkaAuth, func(), error) {
 	brokers := cfg.brokers()
 	stopBroker := func() {}
 	var auth outbox.KafkaAuth
@@ -365,7 +366,7 @@ func openOutbox(cfg config, log *slog.Logger, onPass func(int, error)) (*outbox.
 	}
 	ob, err := outbox.Open(outbox.Config{
 		Dir: cfg.DataDir, Brokers: brokers, Auth: auth, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic,
-		ResultsGroup: group, ViewGroup: group + ".view", Logger: log, OnPass: onPass,
+		ResultsGroup: group, ViewGroup: group + ".view", Logger: log, OnPass: onPass, KeySecret: keySecret,
 	})
 	if err != nil {
 		stopBroker()

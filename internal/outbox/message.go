@@ -56,6 +56,10 @@ func MessageKey(room, visitor string) []byte {
 	return []byte(room + "/" + visitor)
 }
 
+// KeySecretLabel is what the servers derive IdempotencyKey's secret from
+// the signing key by (token.Keyset.Derive): every server has the same.
+const KeySecretLabel = "intent-idempotency-key"
+
 // IdempotencyKey is the key of every intent one visitor leaves in one room:
 // an HMAC of room and visitor under a secret every server shares (derived
 // from the signing key), so any server computes the same key and nobody

@@ -166,6 +166,19 @@ func (o *Outbox) Find(ctx context.Context, room, visitor string) (Intent, bool, 
 	return Intent{}, false, nil
 }
 
+// HeldIntent is Find for the line (queue.HeldIntents): the id of the
+// visitor's intent in room that checkout did not reject. A read that fails
+// says none: the line is not held up by the outbox's disk.
+func (o *Outbox) HeldIntent(room, visitor string) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	in, ok, err := o.Find(ctx, room, visitor)
+	if err != nil || !ok {
+		return "", false
+	}
+	return in.ID, true
+}
+
 // Writable returns nil while the outbox's disk takes writes, else an
 // ErrWriteFailed error (SQLiteStore.Writable).
 func (o *Outbox) Writable(ctx context.Context) error { return o.store.Writable(ctx) }

@@ -21,6 +21,9 @@ type EntryClaims struct {
 	IssuedAt  time.Time // iat
 	NotBefore time.Time // nbf
 	ExpiresAt time.Time // exp
+	// Intent names the degraded-mode intent the holder also left in Room
+	// ("intent", absent without one): checkout refuses a second order.
+	Intent string
 }
 
 // entryWire is the JSON payload. It spells aud as one string, which
@@ -33,6 +36,7 @@ type entryWire struct {
 	IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
 	NotBefore *preciseDate     `json:"nbf,omitempty"`
 	ExpiresAt *jwt.NumericDate `json:"exp"`
+	Intent    string           `json:"intent,omitempty"`
 }
 
 func (w *entryWire) GetExpirationTime() (*jwt.NumericDate, error) { return w.ExpiresAt, nil }
@@ -84,6 +88,7 @@ func (ks *Keyset) Sign(c EntryClaims) (string, error) {
 		IssuedAt:  numericDate(c.IssuedAt, false),
 		NotBefore: millisDate(c.NotBefore),
 		ExpiresAt: numericDate(c.ExpiresAt, false),
+		Intent:    c.Intent,
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, &w)
 	t.Header["kid"] = ks.keys[0].kid
@@ -187,6 +192,7 @@ func (ks *Keyset) Verify(tok string, now time.Time) (EntryClaims, error) {
 		IssuedAt:  timeOf(w.IssuedAt),
 		NotBefore: timeOf(w.GetNotBeforeDate()),
 		ExpiresAt: timeOf(w.ExpiresAt),
+		Intent:    w.Intent,
 	}, nil
 }
 

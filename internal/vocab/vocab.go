@@ -19,6 +19,11 @@ const (
 	StateBypassed  State = "bypassed" // waitroom is degraded: intents instead of a line
 	StateSoldOut   State = "sold_out" // the operator ended the sale: no place is taken or moves
 	StateFull      State = "full"     // the line holds max_waiting: no new place, try again later
+	// StateOrdered: the visitor left an intent while the line was down
+	// (degraded mode) and checkout did not reject it; that is their one
+	// order in the room, so no place in the line (unless the room's
+	// checkout_after_intent allows both).
+	StateOrdered State = "ordered"
 )
 
 // Method is how a room's line admits, as its settings spell it.
