@@ -61,7 +61,7 @@ func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, key
 	rdb.AddHook(redisstore.Hook(avail))
 	store := redisstore.New(rdb, prefix)
 	line := queue.NewLine(store, keys, queue.LineOptions{})
-	obCfg := outbox.Config{Dir: t.TempDir(), Brokers: brokers}
+	obCfg := outbox.Config{Dir: t.TempDir(), Brokers: brokers, KeySecret: keys.Derive(outbox.KeySecretLabel)}
 	if id != "" {
 		obCfg.ResultsGroup, obCfg.ViewGroup = "results-"+id, "view-"+id
 	}
@@ -69,6 +69,7 @@ func newDegradedServer(t *testing.T, rs *redistest.Server, brokers []string, key
 	if err != nil {
 		t.Fatal(err)
 	}
+	line.SetIntents(ob)
 	cfg := server.Config{AdminToken: adminToken, Avail: avail, Intents: ob}
 	if edit != nil {
 		edit(&cfg)

@@ -34,7 +34,14 @@ func (c *Consumer) decide(ctx context.Context, m kafka.Message) (Result, error) 
 	if err != nil {
 		return reject(ReasonInvalidPayload, err)
 	}
-	out, err := c.store.PlaceOrder(ctx, in.IntentID, order.Product, order.Quantity, SourceKafka)
+	// One order per visitor and room: two servers may each have taken an
+	// intent of the same visitor (a race, or Kafka down), with two intent
+	// ids but one idempotency key. The second gets the first's answer.
+	key := in.IdempotencyKey
+	if key == "" {
+		key = in.IntentID // from a waitroom before idempotency keys
+	}
+	out, err := c.store.PlaceOrder(ctx, key, order.Product, order.Quantity, SourceKafka)
 	if errors.Is(err, ErrInvalidOrder) {
 		return reject(ReasonInvalidPayload, err)
 	}

@@ -13,11 +13,14 @@ import (
 // Intent is a checkout request that waitroom accepted while its line was down.
 // Key on the topic: room + "/" + visitor; header intent_id.
 type Intent struct {
-	IntentID   string          `json:"intent_id"`
-	Room       string          `json:"room"`
-	Visitor    string          `json:"visitor"`
-	Payload    json.RawMessage `json:"payload"`
-	AcceptedAt time.Time       `json:"accepted_at"`
+	IntentID string `json:"intent_id"`
+	// IdempotencyKey is one per visitor and room, whichever server took
+	// the intent: the shop places one order per key.
+	IdempotencyKey string          `json:"idempotency_key"`
+	Room           string          `json:"room"`
+	Visitor        string          `json:"visitor"`
+	Payload        json.RawMessage `json:"payload"`
+	AcceptedAt     time.Time       `json:"accepted_at"`
 }
 
 // OrderRequest is the shop's reading of an intent's payload.
