@@ -1,6 +1,10 @@
 package outbox
 
-import "context"
+import (
+	"context"
+
+	"github.com/segmentio/kafka-go"
+)
 
 // Backoff exposes the relay's wait after failures for tests.
 func (r *Relay) Backoff(failures int) string { return r.backoff(failures).String() }
@@ -37,3 +41,6 @@ func (s *SQLiteStore) States(ctx context.Context) (map[string]Status, error) {
 	}
 	return out, rows.Err()
 }
+
+// Apply feeds the view one message as if read from Kafka.
+func (v *View) Apply(m kafka.Message) { v.apply(m) }
