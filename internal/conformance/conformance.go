@@ -94,6 +94,7 @@ var cases = []struct {
 	{"ArrivingKeepsTheSlot", testArrivingKeepsTheSlot},
 	{"IdleVisitorsLoseTheSlot", testIdleVisitorsLoseTheSlot},
 	{"LapsesWaitWhileArrivalsCannotBeSeen", testLapsesWaitWhileArrivalsCannotBeSeen},
+	{"AdmittedRateIsMeasured", testAdmittedRateIsMeasured},
 }
 
 var t0 = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
