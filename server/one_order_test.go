@@ -234,3 +234,40 @@ func TestAcceptedIntentIsTheOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckoutAfterIntentAdmitsWithTheIntentClaim: a room that allows both
+// admits a visitor with an accepted intent, and their entry token names
+// the intent, so checkout can refuse a second order.
+func TestCheckoutAfterIntentAdmitsWithTheIntentClaim(t *testing.T) {
+	e := newDegradedEnv(t)
+	e.putRoom("sale", `{"product_id": "drop", "paused": true, "checkout_after_intent": true}`)
+	waitCached(t, e)
+	shopper := e.browser()
+	if r := e.do(shopper, "POST", "/api/rooms/sale/enter", ""); r.body["state"] != "waiting" {
+		t.Fatalf("enter: %s", r.raw)
+	}
+	drill(t, []*degradedEnv{e}, true)
+	r := e.do(shopper, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 1}}`)
+	if r.status != 202 {
+		t.Fatalf("intent: %d %s", r.status, r.raw)
+	}
+	id := r.body["intent_id"].(string)
+	drill(t, []*degradedEnv{e}, false)
+	if r := e.admin("PATCH", "/admin/api/rooms/sale", `{"paused": false}`); r.status != 200 {
+		t.Fatalf("unpause: %d %s", r.status, r.raw)
+	}
+	for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // admitted by a tick
+		r := e.do(shopper, "POST", "/api/rooms/sale/enter", "")
+		if r.body["state"] == "admitted" {
+			tok, _ := r.body["token"].(string)
+			c, err := e.line.Keys().Verify(tok, e.line.Now().Add(time.Minute))
+			if err != nil || c.Intent != id {
+				t.Fatalf("token claims %+v (%v), want intent %s", c, err, id)
+			}
+			return
+		}
+		if r.body["state"] == "ordered" || time.Since(start) > 20*time.Second {
+			t.Fatalf("not admitted with checkout_after_intent: %s", r.raw)
+		}
+	}
+}

@@ -112,6 +112,13 @@ func (s *Shop) complete(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if claims.Intent != "" {
+		// The holder's intent from degraded mode is their order (it came,
+		// or comes, through Kafka): one order per visitor.
+		s.cfg.Logger.Info("shop: checkout: refused a second order", "ticket", claims.Ticket, "intent", claims.Intent)
+		s.render(w, r, http.StatusConflict, pageProps{Status: "refused", Reason: "ordered"})
+		return
+	}
 	out, err := s.store.PlaceOrder(r.Context(), claims.Ticket, DropID, 1, SourceCheckout)
 	if err != nil {
 		// The token and the slot stay: trying again is safe.

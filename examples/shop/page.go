@@ -43,6 +43,7 @@ var texts = map[lang]map[string]string{
 		"refused":              "This pass does not open this checkout",
 		"refused.wrong_room":   "Your entry pass was issued for another sale, not this shop. Go back to the shop where you waited in line; nothing was charged here.",
 		"refused.expired":      "Your turn at checkout has ended. Join the line again for a new turn; nothing was charged.",
+		"refused.ordered":      "You already placed an order request while the waiting room was down; that is your order. Nothing was charged here.",
 		"refused.forged":       "Your entry pass could not be confirmed as one from this shop's waiting room, so checkout cannot open. Nothing was charged.",
 	},
 	templates.Korean: {
@@ -72,6 +73,7 @@ var texts = map[lang]map[string]string{
 		"refused":              "이 입장권으로는 이 결제를 열 수 없습니다",
 		"refused.wrong_room":   "이 입장권은 이 상점이 아닌 다른 판매에서 발급되었습니다. 줄을 섰던 상점으로 돌아가 주세요. 여기서 결제된 금액은 없습니다.",
 		"refused.expired":      "결제 차례가 끝났습니다. 새 차례를 받으려면 다시 줄을 서 주세요. 결제된 금액은 없습니다.",
+		"refused.ordered":      "대기실 장애 중에 이미 주문 요청을 남기셨고, 그 요청이 주문입니다. 여기서 결제된 금액은 없습니다.",
 		"refused.forged":       "이 상점 대기실에서 발급한 입장권인지 확인할 수 없어 결제를 열 수 없습니다. 결제된 금액은 없습니다.",
 	},
 }
@@ -112,7 +114,7 @@ func stockText(l lang, n int64) string {
 // refusal groups a verdict's reason into the message a shopper can act on.
 func refusal(reason string) string {
 	switch reason {
-	case "wrong_room", "expired":
+	case "wrong_room", "expired", "ordered":
 		return reason
 	}
 	return "forged" // bad signature, unknown key, wrong issuer, malformed

@@ -26,6 +26,9 @@ type Claims struct {
 	IssuedAt  *jwt.NumericDate `json:"iat,omitempty"`
 	ExpiresAt *jwt.NumericDate `json:"exp,omitempty"`
 	NBF       *float64         `json:"nbf,omitempty"`
+	// Intent names the degraded-mode intent the holder also left in the
+	// room: that is their order already (a checkout refuses a second).
+	Intent string `json:"intent,omitempty"`
 }
 
 var _ jwt.Claims = (*Claims)(nil)

@@ -28,6 +28,7 @@ type Verdict struct {
 	Subject   string    // sub, when known
 	NotBefore time.Time // known when valid or not yet valid
 	ExpiresAt time.Time // exp, when known
+	Intent    string    // the "intent" claim: the holder's order from degraded mode, when they left one
 }
 
 // ReasonNotYetValid is the reason of a token whose turn has not started.

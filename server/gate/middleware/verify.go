@@ -62,7 +62,7 @@ func (j *jwks) verify(tok string) (gatekit.Verdict, error) {
 	if c.ID == "" || c.Subject == "" {
 		return gatekit.Verdict{Reason: "malformed"}, nil
 	}
-	v := gatekit.Verdict{Ticket: c.ID, Subject: c.Subject, NotBefore: c.NotBefore()}
+	v := gatekit.Verdict{Ticket: c.ID, Subject: c.Subject, NotBefore: c.NotBefore(), Intent: c.Intent}
 	if c.ExpiresAt != nil {
 		v.ExpiresAt = c.ExpiresAt.Time
 	}
