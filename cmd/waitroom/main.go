@@ -366,7 +366,10 @@ func openOutbox(cfg config, log *slog.Logger, keySecret []byte, onPass func(int,
 	}
 	ob, err := outbox.Open(outbox.Config{
 		Dir: cfg.DataDir, Brokers: brokers, Auth: auth, IntentsTopic: cfg.KafkaTopic, ResultsTopic: cfg.KafkaResultsTopic,
-		ResultsGroup: group, ViewGroup: group + ".view", Logger: log, OnPass: onPass, KeySecret: keySecret,
+		// The view commits no offsets (it is rebuilt from the start of both
+		// topics at each start); a new group name leaves behind the offsets
+		// the view of older versions committed.
+		ResultsGroup: group, ViewGroup: group + ".intents-view", Logger: log, OnPass: onPass, KeySecret: keySecret,
 	})
 	if err != nil {
 		stopBroker()
