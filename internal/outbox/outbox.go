@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -100,6 +101,11 @@ func Open(cfg Config) (*Outbox, error) {
 		Logger:   cfg.Logger,
 		OnPass:   cfg.OnPass,
 	})
+	// Older versions kept the view in a file beside the outbox, where it
+	// could fill the outbox's disk: the view is in memory now.
+	for _, f := range []string{"intents-view.db", "intents-view.db-wal", "intents-view.db-shm"} {
+		_ = os.Remove(filepath.Join(cfg.Dir, f))
+	}
 	o := &Outbox{store: store, pub: pub, relay: relay, results: results, keySecret: cfg.KeySecret}
 	if cfg.ViewGroup != "" {
 		if o.view, err = OpenView(ViewConfig{Brokers: cfg.Brokers, IntentsTopic: cfg.IntentsTopic,
