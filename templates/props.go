@@ -195,12 +195,21 @@ func (p WaitingProps) progress() int64 {
 	return progressPercent(p.entryPosition(), p.Ticket.Position)
 }
 
+// etaWords is the estimate, or none while paused (web/view.ts's rule).
+func (p WaitingProps) etaWords() string {
+	if p.Ticket.Paused {
+		return T(p.Lang, "eta.paused")
+	}
+	return ETARangeWords(p.Lang, p.Ticket.ETALowSeconds, p.Ticket.ETASeconds, p.Ticket.ETAHighSeconds)
+}
+
 func progressPercent(entry, pos int64) int64 {
 	if pos <= 0 {
 		return 100
 	}
+	// Being next counts as the last step: see web/view.ts.
 	entry = max(entry, pos)
-	return min(100*(entry-pos)/entry, 99) // rounded down
+	return min(100*(entry-pos+1)/(entry+1), 99) // rounded down
 }
 
 // enteredAt is when the visitor joined, or zero when unknown.

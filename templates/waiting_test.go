@@ -88,8 +88,8 @@ func TestWaitingPageWaiting(t *testing.T) {
 			}
 
 			bar := byTestID(doc, "progress")
-			if v, _ := bar.Attr("value"); v != "49" {
-				t.Errorf("progress value = %q, want 49 (1,234 of the 2,469 places from entry to the door passed)", v)
+			if v, _ := bar.Attr("value"); v != "50" {
+				t.Errorf("progress value = %q, want 50 (1,235 of the 2,470 steps from entry through the door taken)", v)
 			}
 			if v, _ := bar.Attr("max"); v != "100" {
 				t.Errorf("progress max = %q", v)
@@ -181,8 +181,8 @@ func TestWaitingPageProgressDefaultsToCurrentPlace(t *testing.T) {
 	}
 	p.Ticket.Position, p.EntryPosition = 1, 1
 	doc = render(t, WaitingPage(p))
-	if v, _ := byTestID(doc, "progress").Attr("value"); v != "0" {
-		t.Errorf("first in line since entry: progress = %q, want 0 (full only once admitted)", v)
+	if v, _ := byTestID(doc, "progress").Attr("value"); v != "50" {
+		t.Errorf("first in line since entry: progress = %q, want 50 (next in line is half the way; full only once admitted)", v)
 	}
 	if got := text(t, doc, "ahead"); got != "No one is ahead of you" {
 		t.Errorf("ahead = %q", got)
@@ -431,5 +431,21 @@ func TestTicketViewReadsEnteredAt(t *testing.T) {
 	}
 	if _, err := TicketViewFromJSON([]byte(`{"entered_at":"yesterday"}`)); err == nil {
 		t.Error("a bad entered_at was accepted")
+	}
+}
+
+// A paused room gives no estimate: nobody moves, so a figure would be a guess
+// (and "Working it out…" would never end).
+func TestWaitingPagePausedShowsNoEstimate(t *testing.T) {
+	for _, lang := range []Lang{English, Korean} {
+		p := waitingProps(lang)
+		p.Ticket.Paused = true
+		if got := text(t, render(t, WaitingPage(p)), "eta"); got != T(lang, "eta.paused") {
+			t.Errorf("%s: paused eta %q, want %q", lang, got, T(lang, "eta.paused"))
+		}
+		p.Ticket.Paused = false
+		if got := text(t, render(t, WaitingPage(p)), "eta"); got == T(lang, "eta.paused") || got == T(lang, "eta.unknown") {
+			t.Errorf("%s: eta %q while open", lang, got)
+		}
 	}
 }
