@@ -99,10 +99,13 @@ func TestWaitingPageInBothLanguages(t *testing.T) {
 
 func TestAdmittedPageLeadsToCheckout(t *testing.T) {
 	e := newEnv(t)
-	e.putRoom("sale", `{"target_url": "/shop"}`)
+	e.putRoom("sale", `{"target_url": "/shop", "session_ttl_s": 600, "arrival_window_s": 120}`)
 	_, doc := e.page(e.browser(), "/rooms/sale")
 	if !visible(doc, "admitted") {
 		t.Fatal("fast-tracked visitor does not see the admitted block")
+	}
+	if held := testid(doc, "admitted-held").Text(); !strings.Contains(held, "10 minutes") || !strings.Contains(held, "2 minutes") {
+		t.Errorf("the admitted page says %q: want the turn held 10 minutes and 2 minutes to arrive", held)
 	}
 	href, _ := testid(doc, "go-link").Attr("href")
 	if !strings.HasPrefix(href, "/shop?wr_code=h.") {

@@ -73,6 +73,14 @@ var catalogue = map[Lang]map[string]string{
 		"admitted.now":             "Taking you to the shop now…",
 		"admitted.go":              "Continue to the shop",
 		"admitted.hint":            "If nothing happens, use the button.",
+		"admitted.held":            "Your turn is held for {d} once it starts.",
+		"admitted.arrive":          "Reach the shop within {d}, or it passes to the next person in line.",
+		"duration.seconds.one":     "1 second",
+		"duration.seconds.other":   "{n} seconds",
+		"duration.minutes.one":     "1 minute",
+		"duration.minutes.other":   "{n} minutes",
+		"duration.hours.one":       "1 hour",
+		"duration.hours.other":     "{n} hours",
 		"expired.heading":          "Your place in line has expired",
 		"expired.body":             "This place is no longer held, for example because the page was closed for a while. You can join the line again.",
 		"expired.again":            "Enter again",
@@ -463,6 +471,11 @@ var catalogue = map[Lang]map[string]string{
 		"admitted.now":             "지금 쇼핑 페이지로 이동합니다…",
 		"admitted.go":              "쇼핑 페이지로 이동",
 		"admitted.hint":            "자동으로 이동하지 않으면 버튼을 눌러 주세요.",
+		"admitted.held":            "차례가 시작되면 {d} 동안 유지됩니다.",
+		"admitted.arrive":          "{d} 안에 쇼핑 페이지로 이동하지 않으면 다음 분께 차례가 넘어갑니다.",
+		"duration.seconds.other":   "{n}초",
+		"duration.minutes.other":   "{n}분",
+		"duration.hours.other":     "{n}시간",
 		"expired.heading":          "대기 순번이 만료되었습니다",
 		"expired.body":             "페이지를 한동안 닫아 두는 등의 이유로 순번이 더 이상 유지되지 않습니다. 다시 줄을 설 수 있습니다.",
 		"expired.again":            "다시 입장하기",
@@ -943,6 +956,19 @@ func FormatNumber(lang Lang, n int64) string {
 		p = printers[English]
 	}
 	return p.Sprintf("%d", n)
+}
+
+// DurationWords says a set length of time exactly, in its largest whole
+// unit: "5 minutes", "90 seconds", "2 hours".
+func DurationWords(lang Lang, d time.Duration) string {
+	s := int64(d / time.Second)
+	switch {
+	case s >= 3600 && s%3600 == 0:
+		return Tn(lang, "duration.hours", s/3600)
+	case s >= 60 && s%60 == 0:
+		return Tn(lang, "duration.minutes", s/60)
+	}
+	return Tn(lang, "duration.seconds", s)
 }
 
 // ETAWords says a wait in plain words: "less than a minute", "about 3

@@ -27,6 +27,10 @@ type WaitingProps struct {
 	// ChallengeURL, with Ticket.State StateChecking, is where the script
 	// gets the challenge it solves before it enters.
 	ChallengeURL string
+	// HeldFor is how long an admitted turn is held (session_ttl_s);
+	// ArriveWithin, when not zero, how soon the visitor must reach checkout
+	// before the turn passes on (arrival_window_s).
+	HeldFor, ArriveWithin time.Duration
 }
 
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no
@@ -193,6 +197,19 @@ func (p WaitingProps) entryPosition() int64 {
 // The client's progressPercent in web/view.ts is the same.
 func (p WaitingProps) progress() int64 {
 	return progressPercent(p.entryPosition(), p.Ticket.Position)
+}
+
+// heldWords says how long an admitted turn is held and, with an arrival
+// window, how soon to reach checkout; empty when the page does not know.
+func (p WaitingProps) heldWords() string {
+	if p.HeldFor <= 0 {
+		return ""
+	}
+	out := strings.Replace(T(p.Lang, "admitted.held"), "{d}", DurationWords(p.Lang, p.HeldFor), 1)
+	if p.ArriveWithin > 0 {
+		out += " " + strings.Replace(T(p.Lang, "admitted.arrive"), "{d}", DurationWords(p.Lang, p.ArriveWithin), 1)
+	}
+	return out
 }
 
 // etaWords is the estimate, or none while paused (web/view.ts's rule).

@@ -449,3 +449,24 @@ func TestWaitingPagePausedShowsNoEstimate(t *testing.T) {
 		}
 	}
 }
+
+// The admitted page says how long the turn is held and, with an arrival
+// window, how soon to reach the shop.
+func TestAdmittedPageSaysHowLongTheTurnIsHeld(t *testing.T) {
+	p := waitingProps(English)
+	p.Ticket.State = StateAdmitted
+	p.HeldFor, p.ArriveWithin = 5*time.Minute, 90*time.Second
+	got := text(t, render(t, WaitingPage(p)), "admitted-held")
+	if got != "Your turn is held for 5 minutes once it starts. Reach the shop within 90 seconds, or it passes to the next person in line." {
+		t.Errorf("held = %q", got)
+	}
+	p.Lang, p.ArriveWithin = Korean, 0
+	if got := text(t, render(t, WaitingPage(p)), "admitted-held"); got != "차례가 시작되면 5분 동안 유지됩니다." {
+		t.Errorf("ko held = %q", got)
+	}
+	for d, want := range map[time.Duration]string{time.Second: "1 second", 2 * time.Hour: "2 hours", 61 * time.Second: "61 seconds", time.Minute: "1 minute"} {
+		if got := DurationWords(English, d); got != want {
+			t.Errorf("DurationWords(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
