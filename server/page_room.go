@@ -74,6 +74,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, lo
 			LastUpdate: now, Now: now,
 			HeldFor:      time.Duration(s.SessionTTLS) * time.Second,
 			ArriveWithin: time.Duration(s.ArrivalWindowS) * time.Second,
+			ShopURL:      s.ShopURL,
 		}))
 	}
 }

@@ -118,10 +118,27 @@ func TestAdmittedPageLeadsToCheckout(t *testing.T) {
 
 func TestRoomPageStates(t *testing.T) {
 	e := newEnv(t)
-	e.putRoom("ended", `{"ends_at": "2000-01-01T00:00:00Z"}`)
+	e.putRoom("ended", `{"ends_at": "2000-01-01T00:00:00Z", "shop_url": "https://shop.example/drops"}`)
 	res, doc := e.page(nil, "/rooms/ended")
 	if res.StatusCode != 200 || !visible(doc, "closed") {
 		t.Fatalf("closed room: %d", res.StatusCode)
+	}
+	// The end of a visit leads back to the shop, and thanks once.
+	closed := testid(doc, "closed")
+	if href, _ := closed.Find(`[data-testid="shop-link"]`).Attr("href"); href != "https://shop.example/drops" {
+		t.Errorf("closed page's link back to the shop %q", href)
+	}
+	if n := strings.Count(closed.Text(), "Thank you for waiting"); n != 1 {
+		t.Errorf("the closed page thanks %d times: %q", n, closed.Text())
+	}
+	// Sold out with the operator's own message: no second thanks of ours.
+	e.putRoom("gone", `{"sold_out": true, "sold_out_message": "All gone - thank you for waiting!", "shop_url": "https://shop.example/"}`)
+	_, doc = e.page(e.browser(), "/rooms/gone")
+	if !visible(doc, "sold_out") || visible(doc, "sold-out-thanks") || !visible(doc, "sold-out-message") {
+		t.Errorf("sold out page: block %v, our thanks %v, the operator's message %v", visible(doc, "sold_out"), visible(doc, "sold-out-thanks"), visible(doc, "sold-out-message"))
+	}
+	if href, _ := testid(doc, "sold_out").Find(`[data-testid="shop-link"]`).Attr("href"); href != "https://shop.example/" {
+		t.Errorf("sold out page's link back to the shop %q", href)
 	}
 	res, doc = e.page(nil, "/rooms/missing")
 	if res.StatusCode != 404 || testid(doc, "not-found").Length() != 1 {

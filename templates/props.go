@@ -31,6 +31,9 @@ type WaitingProps struct {
 	// ArriveWithin, when not zero, how soon the visitor must reach checkout
 	// before the turn passes on (arrival_window_s).
 	HeldFor, ArriveWithin time.Duration
+	// ShopURL, when set, is the link back to the shop on the pages that end
+	// a visit (shop_url).
+	ShopURL string
 }
 
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no

@@ -109,6 +109,8 @@ export class Page {
     if (msg) {
       if (msg.textContent !== tk.sold_out_message) msg.textContent = tk.sold_out_message;
       msg.hidden = tk.sold_out_message === "";
+      const thanks = this.el("sold-out-thanks");
+      if (thanks) thanks.hidden = !msg.hidden; // the operator's message thanks on its own
     }
   }
 
