@@ -1062,6 +1062,21 @@ func FormatHourMinute(lang Lang, t time.Time) string {
 	return t.Format("3:04 PM") + " UTC"
 }
 
+// FormatMoment is FormatHourMinute with the UTC date in front when t is not
+// on now's UTC day: "Fri, Dec 4, 7:19 PM UTC", "12월 4일 (금) 오후 7:19 UTC".
+// web/format.ts's formatMoment says the same in the visitor's zone.
+func FormatMoment(lang Lang, t, now time.Time) string {
+	t, now = t.UTC(), now.UTC()
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return FormatHourMinute(lang, t)
+	}
+	if lang == Korean {
+		days := [...]string{"일", "월", "화", "수", "목", "금", "토"}
+		return fmt.Sprintf("%d월 %d일 (%s) %s", t.Month(), t.Day(), days[t.Weekday()], FormatHourMinute(lang, t))
+	}
+	return t.Format("Mon, Jan 2, ") + FormatHourMinute(lang, t)
+}
+
 // FormatClock shows a time of day for a page rendered on the server, which
 // does not know the visitor's time zone: so UTC, and said so. The script
 // rewrites it in local time on its first update.

@@ -282,10 +282,10 @@ func (p WaitingProps) openingCountdown() string {
 	return T(p.Lang, "scheduled.drawing")
 }
 
-// scheduledBody says when places are drawn, in UTC (the script rewrites it
-// in local time).
+// scheduledBody says when places are drawn, in UTC with the date when that
+// is not today (the script rewrites it in the visitor's zone).
 func (p WaitingProps) scheduledBody() string {
-	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatHourMinute(p.Lang, p.Ticket.OpensAt), 1)
+	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatMoment(p.Lang, p.Ticket.OpensAt, p.Now), 1)
 }
 
 // checkAgainURL reloads the checking page in the same language.

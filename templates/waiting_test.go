@@ -470,3 +470,25 @@ func TestAdmittedPageSaysHowLongTheTurnIsHeld(t *testing.T) {
 		}
 	}
 }
+
+// An opening on another day says its date; today's says only the time.
+func TestScheduledBodySaysTheDateWhenNotToday(t *testing.T) {
+	now := time.Date(2026, 12, 2, 16, 20, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		lang  Lang
+		at    time.Time
+		want  string
+		avoid string
+	}{
+		{English, time.Date(2026, 12, 4, 19, 19, 0, 0, time.UTC), "Fri, Dec 4, 7:19 PM UTC", ""},
+		{Korean, time.Date(2026, 12, 4, 19, 19, 0, 0, time.UTC), "12월 4일 (금) 오후 7:19 UTC", ""},
+		{English, time.Date(2026, 12, 2, 19, 19, 0, 0, time.UTC), "7:19 PM UTC", "Dec"},
+	} {
+		p := waitingProps(tc.lang)
+		p.Now, p.Ticket.State, p.Ticket.OpensAt = now, StateScheduled, tc.at
+		got := text(t, render(t, WaitingPage(p)), "scheduled-body")
+		if !strings.Contains(got, tc.want) || (tc.avoid != "" && strings.Contains(got, tc.avoid)) {
+			t.Errorf("%s %v: %q, want %q", tc.lang, tc.at, got, tc.want)
+		}
+	}
+}
