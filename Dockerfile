@@ -34,7 +34,7 @@ ENV WAITROOM_ADDR=0.0.0.0:8080 \
     WAITROOM_LOG_FORMAT=json
 VOLUME /data
 EXPOSE 8080
-# Liveness only: /readyz (Redis) decides traffic, not restarts.
+# Liveness only: /readyz (can serve visitors) decides traffic, not restarts.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=15s --retries=3 \
   CMD ["/usr/local/bin/wget", "-q", "-O", "/dev/null", "http://127.0.0.1:8080/healthz"]
 ENTRYPOINT ["/usr/local/bin/waitroom"]

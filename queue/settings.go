@@ -71,6 +71,9 @@ type Settings struct {
 	UserSecret string     `json:"user_secret,omitempty"`
 	ThemeColor string     `json:"theme_color,omitempty"` // #rgb or #rrggbb
 	LogoURL    string     `json:"logo_url,omitempty"`
+	// ShopURL is the way back to the shop from the pages that end a visit
+	// (sold out, closed).
+	ShopURL string `json:"shop_url,omitempty"`
 	// ProductID and ProductName say what the accept page of degraded mode
 	// asks for, so the intent names it (e.g. the sale's one product).
 	ProductID   string    `json:"product_id,omitempty"`
@@ -422,6 +425,16 @@ var SettingFields = []SettingField{
 			}
 			if err := validateTargetURL(s.LogoURL); err != nil {
 				return err.at("logo_url")
+			}
+			return nil
+		}},
+	{Name: "shop_url", Section: SectionLook, Kind: KindURL, Doc: "a link back to the shop on the sold out and closed pages, as `target_url`; empty: no link",
+		check: func(s *Settings) error {
+			if s.ShopURL == "" {
+				return nil
+			}
+			if err := validateTargetURL(s.ShopURL); err != nil {
+				return err.at("shop_url")
 			}
 			return nil
 		}},

@@ -77,8 +77,11 @@ func handleGetRoom(line roomAdmin) echo.HandlerFunc {
 }
 
 // handlePutRoom: PUT /admin/api/rooms/:room creates or replaces a room; fields
-// left out take their defaults. The running loop picks it up within one tick.
-// The change is logged as the dashboard's are.
+// left out take their defaults. A body that leaves out a field the room has
+// set is refused (409) rather than silently resetting it: a partial PUT is the
+// mistake that wipes a live room; null resets a field on purpose, PATCH
+// changes some. The running loop picks it up within one tick. The change is
+// logged as the dashboard's are.
 func handlePutRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := adminRoomParam(c)
@@ -95,6 +98,11 @@ func handlePutRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 		}
 		ctx := c.Request().Context()
 		old, getErr := line.GetRoom(ctx, room)
+		if getErr == nil {
+			if err := refuseDroppedFields(data, old); err != nil {
+				return err
+			}
+		}
 		if err := line.PutRoom(ctx, room, s); err != nil {
 			return err
 		}

@@ -159,8 +159,9 @@ func TestBrowserAccessibility(t *testing.T) {
 		if l.Focused != "leave-yes" || !strings.HasPrefix(l.Again, "/rooms/"+browserRoom+"?again=1&lang="+l.Lang) || l.Since == "" {
 			t.Errorf("%s %s: leave %+v", l.Lang, l.Viewport, l)
 		}
-		// The bar is the share of the places from entry to the door passed since.
-		if want := min(100*(l.Entry-l.Position)/max(l.Entry, 1), 99); l.Entry < l.Position || int64(l.Progress) != want {
+		// The bar is the share of the steps from entry through the door
+		// taken since, being next counted as the last (templates.progressPercent).
+		if want := min(100*(l.Entry-l.Position+1)/(l.Entry+1), 99); l.Entry < l.Position || int64(l.Progress) != want {
 			t.Errorf("%s %s: progress %d%% at #%d, entered at #%d: want %d%%", l.Lang, l.Viewport, l.Progress, l.Position, l.Entry, want)
 		}
 		tks, _, err := site.line.StatusMany(ctx, browserRoom, []string{l.Ticket})

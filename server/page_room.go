@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -74,6 +75,9 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, lo
 			Theme:      templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 			TicketJSON: string(data), Ticket: view, EntryPosition: entryPosition(t),
 			LastUpdate: now, Now: now,
+			HeldFor:      time.Duration(s.SessionTTLS) * time.Second,
+			ArriveWithin: time.Duration(s.ArrivalWindowS) * time.Second,
+			ShopURL:      s.ShopURL,
 		}))
 	}
 }

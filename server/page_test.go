@@ -99,10 +99,13 @@ func TestWaitingPageInBothLanguages(t *testing.T) {
 
 func TestAdmittedPageLeadsToCheckout(t *testing.T) {
 	e := newEnv(t)
-	e.putRoom("sale", `{"target_url": "/shop"}`)
+	e.putRoom("sale", `{"target_url": "/shop", "session_ttl_s": 600, "arrival_window_s": 120}`)
 	_, doc := e.page(e.browser(), "/rooms/sale")
 	if !visible(doc, "admitted") {
 		t.Fatal("fast-tracked visitor does not see the admitted block")
+	}
+	if held := testid(doc, "admitted-held").Text(); !strings.Contains(held, "10 minutes") || !strings.Contains(held, "2 minutes") {
+		t.Errorf("the admitted page says %q: want the turn held 10 minutes and 2 minutes to arrive", held)
 	}
 	href, _ := testid(doc, "go-link").Attr("href")
 	if !strings.HasPrefix(href, "/shop?wr_code=h.") {
@@ -115,10 +118,27 @@ func TestAdmittedPageLeadsToCheckout(t *testing.T) {
 
 func TestRoomPageStates(t *testing.T) {
 	e := newEnv(t)
-	e.putRoom("ended", `{"ends_at": "2000-01-01T00:00:00Z"}`)
+	e.putRoom("ended", `{"ends_at": "2000-01-01T00:00:00Z", "shop_url": "https://shop.example/drops"}`)
 	res, doc := e.page(nil, "/rooms/ended")
 	if res.StatusCode != 200 || !visible(doc, "closed") {
 		t.Fatalf("closed room: %d", res.StatusCode)
+	}
+	// The end of a visit leads back to the shop, and thanks once.
+	closed := testid(doc, "closed")
+	if href, _ := closed.Find(`[data-testid="shop-link"]`).Attr("href"); href != "https://shop.example/drops" {
+		t.Errorf("closed page's link back to the shop %q", href)
+	}
+	if n := strings.Count(closed.Text(), "Thank you for waiting"); n != 1 {
+		t.Errorf("the closed page thanks %d times: %q", n, closed.Text())
+	}
+	// Sold out with the operator's own message: no second thanks of ours.
+	e.putRoom("gone", `{"sold_out": true, "sold_out_message": "All gone - thank you for waiting!", "shop_url": "https://shop.example/"}`)
+	_, doc = e.page(e.browser(), "/rooms/gone")
+	if !visible(doc, "sold_out") || visible(doc, "sold-out-thanks") || !visible(doc, "sold-out-message") {
+		t.Errorf("sold out page: block %v, our thanks %v, the operator's message %v", visible(doc, "sold_out"), visible(doc, "sold-out-thanks"), visible(doc, "sold-out-message"))
+	}
+	if href, _ := testid(doc, "sold_out").Find(`[data-testid="shop-link"]`).Attr("href"); href != "https://shop.example/" {
+		t.Errorf("sold out page's link back to the shop %q", href)
 	}
 	res, doc = e.page(nil, "/rooms/missing")
 	if res.StatusCode != 404 || testid(doc, "not-found").Length() != 1 {

@@ -44,6 +44,7 @@ var catalogue = map[Lang]map[string]string{
 		"waiting.last_update":      "Last updated",
 		"waiting.paused":           "Admission is paused for the moment. You keep your place in line.",
 		"eta.unknown":              "Working it out…",
+		"eta.paused":               "None while admission is paused",
 		"eta.under_minute":         "less than a minute",
 		"eta.minutes.one":          "about 1 minute",
 		"eta.minutes.other":        "about {n} minutes",
@@ -72,6 +73,14 @@ var catalogue = map[Lang]map[string]string{
 		"admitted.now":             "Taking you to the shop now…",
 		"admitted.go":              "Continue to the shop",
 		"admitted.hint":            "If nothing happens, use the button.",
+		"admitted.held":            "Your turn is held for {d} once it starts.",
+		"admitted.arrive":          "Reach the shop within {d}, or it passes to the next person in line.",
+		"duration.seconds.one":     "1 second",
+		"duration.seconds.other":   "{n} seconds",
+		"duration.minutes.one":     "1 minute",
+		"duration.minutes.other":   "{n} minutes",
+		"duration.hours.one":       "1 hour",
+		"duration.hours.other":     "{n} hours",
 		"expired.heading":          "Your place in line has expired",
 		"expired.body":             "This place is no longer held, for example because the page was closed for a while. You can join the line again.",
 		"expired.again":            "Enter again",
@@ -80,7 +89,9 @@ var catalogue = map[Lang]map[string]string{
 		"expired.idle.heading":     "Your turn has lapsed",
 		"expired.idle.body":        "There was no activity at checkout for a while, so your slot went to the next person in line. You can join the line again.",
 		"closed.heading":           "This waiting room is closed",
-		"closed.body":              "The sale has ended or the room is no longer open. Thank you for waiting.",
+		"closed.body":              "The sale has ended or the room is no longer open.",
+		"ended.thanks":             "Thank you for waiting.",
+		"ended.back":               "Back to the shop",
 		"bypassed.heading":         "No need to wait",
 		"bypassed.go":              "Continue",
 		"embed.joining":            "Joining the line…",
@@ -96,7 +107,7 @@ var catalogue = map[Lang]map[string]string{
 		"nocheckout.heading":       "This sale has no checkout yet",
 		"nocheckout.body":          "Your turn came in the waiting room “{room}”, but this room has no checkout address yet, so there is nowhere to send you. Nothing was ordered or charged.",
 		"nocheckout.body.anon":     "Your turn came in the waiting room, but this room has no checkout address yet, so there is nowhere to send you. Nothing was ordered or charged.",
-		"nocheckout.operator":      "If you run this sale: set the room's target_url in the dashboard (/admin) or with the admin API (PUT /admin/api/rooms/{room}).",
+		"nocheckout.operator":      "If you run this sale: set the room's target_url in the dashboard (/admin) or with the admin API (PATCH /admin/api/rooms/{room}).",
 		"error.heading":            "Something went wrong",
 		"error.body":               "Please try again in a moment.",
 		"error.busy.heading":       "The waiting room is busy",
@@ -266,6 +277,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.tiers":                 "Update tiers",
 		"admin.field.theme_color":           "Accent colour",
 		"admin.field.logo_url":              "Logo URL",
+		"admin.field.shop_url":              "Back-to-shop link",
 		"admin.field.product_id":            "Product id",
 		"admin.field.product_name":          "Product name",
 		"admin.field.allowed_embedders":     "Sites that may embed the line (origins, comma-separated)",
@@ -399,7 +411,7 @@ var catalogue = map[Lang]map[string]string{
 		"draw.body":                        "This sale admits people by lot: at each admission, the next ones are drawn at random from everyone waiting. There is no place in line; keep this page open and we'll take you in if you are drawn.",
 		"draw.paused":                      "Admission is paused for the moment. You stay in the draw.",
 		"soldout.heading":                  "Sold out",
-		"soldout.body":                     "Sorry, everything has been sold. Thank you for waiting.",
+		"soldout.body":                     "Sorry, everything has been sold.",
 		"full.heading":                     "The line is full",
 		"full.body":                        "So many people are waiting that the line takes nobody more for now. Please try again in a little while.",
 		"full.retry.one":                   "Trying again in 1 second…",
@@ -440,6 +452,7 @@ var catalogue = map[Lang]map[string]string{
 		"waiting.last_update":      "마지막 업데이트",
 		"waiting.paused":           "입장이 잠시 중지되었습니다. 대기 순번은 그대로 유지됩니다.",
 		"eta.unknown":              "계산 중…",
+		"eta.paused":               "입장이 중지된 동안에는 없습니다",
 		"eta.under_minute":         "1분 미만",
 		"eta.minutes.other":        "약 {n}분",
 		"eta.hours.other":          "약 {n}시간",
@@ -464,6 +477,11 @@ var catalogue = map[Lang]map[string]string{
 		"admitted.now":             "지금 쇼핑 페이지로 이동합니다…",
 		"admitted.go":              "쇼핑 페이지로 이동",
 		"admitted.hint":            "자동으로 이동하지 않으면 버튼을 눌러 주세요.",
+		"admitted.held":            "차례가 시작되면 {d} 동안 유지됩니다.",
+		"admitted.arrive":          "{d} 안에 쇼핑 페이지로 이동하지 않으면 다음 분께 차례가 넘어갑니다.",
+		"duration.seconds.other":   "{n}초",
+		"duration.minutes.other":   "{n}분",
+		"duration.hours.other":     "{n}시간",
 		"expired.heading":          "대기 순번이 만료되었습니다",
 		"expired.body":             "페이지를 한동안 닫아 두는 등의 이유로 순번이 더 이상 유지되지 않습니다. 다시 줄을 설 수 있습니다.",
 		"expired.again":            "다시 입장하기",
@@ -472,7 +490,9 @@ var catalogue = map[Lang]map[string]string{
 		"expired.idle.heading":     "차례가 지나갔습니다",
 		"expired.idle.body":        "결제 페이지에서 한동안 아무 활동이 없어 자리가 다음 대기자에게 넘어갔습니다. 다시 줄을 설 수 있습니다.",
 		"closed.heading":           "대기실이 종료되었습니다",
-		"closed.body":              "판매가 끝났거나 대기실이 더 이상 운영되지 않습니다. 기다려 주셔서 감사합니다.",
+		"closed.body":              "판매가 끝났거나 대기실이 더 이상 운영되지 않습니다.",
+		"ended.thanks":             "기다려 주셔서 감사합니다.",
+		"ended.back":               "쇼핑몰로 돌아가기",
 		"bypassed.heading":         "기다리지 않고 입장할 수 있습니다",
 		"bypassed.go":              "계속하기",
 		"embed.joining":            "대기열에 들어가는 중…",
@@ -488,7 +508,7 @@ var catalogue = map[Lang]map[string]string{
 		"nocheckout.heading":       "이 판매에는 아직 결제 페이지가 없습니다",
 		"nocheckout.body":          "“{room}” 대기실에서 차례가 되었지만, 이 대기실에는 아직 결제 주소가 설정되지 않아 보내 드릴 곳이 없습니다. 주문되거나 결제된 것은 없습니다.",
 		"nocheckout.body.anon":     "대기실에서 차례가 되었지만, 이 대기실에는 아직 결제 주소가 설정되지 않아 보내 드릴 곳이 없습니다. 주문되거나 결제된 것은 없습니다.",
-		"nocheckout.operator":      "이 판매를 운영하신다면 대시보드(/admin)나 관리 API(PUT /admin/api/rooms/{room})에서 대기실의 target_url을 설정해 주세요.",
+		"nocheckout.operator":      "이 판매를 운영하신다면 대시보드(/admin)나 관리 API(PATCH /admin/api/rooms/{room})에서 대기실의 target_url을 설정해 주세요.",
 		"error.heading":            "문제가 발생했습니다",
 		"error.body":               "잠시 후 다시 시도해 주세요.",
 		"error.busy.heading":       "대기실이 혼잡합니다",
@@ -657,6 +677,7 @@ var catalogue = map[Lang]map[string]string{
 		"admin.field.tiers":                 "업데이트 주기 단계",
 		"admin.field.theme_color":           "강조 색상",
 		"admin.field.logo_url":              "로고 URL",
+		"admin.field.shop_url":              "쇼핑몰로 돌아가는 링크",
 		"admin.field.product_id":            "상품 ID",
 		"admin.field.product_name":          "상품 이름",
 		"admin.field.allowed_embedders":     "대기열을 삽입할 수 있는 사이트 (오리진, 쉼표로 구분)",
@@ -790,7 +811,7 @@ var catalogue = map[Lang]map[string]string{
 		"draw.body":                        "이 판매는 추첨으로 입장합니다. 입장할 때마다 대기 중인 모든 사람 중에서 무작위로 뽑습니다. 대기 순번은 없습니다. 이 페이지를 열어 두시면 당첨될 때 입장시켜 드립니다.",
 		"draw.paused":                      "입장이 잠시 중지되었습니다. 추첨 대상에서 빠지지 않습니다.",
 		"soldout.heading":                  "매진되었습니다",
-		"soldout.body":                     "죄송합니다. 모든 상품이 판매되었습니다. 기다려 주셔서 감사합니다.",
+		"soldout.body":                     "죄송합니다. 모든 상품이 판매되었습니다.",
 		"full.heading":                     "대기열이 가득 찼습니다",
 		"full.body":                        "기다리는 사람이 너무 많아 지금은 더 받을 수 없습니다. 잠시 후 다시 시도해 주세요.",
 		"full.retry.other":                 "{n}초 후 다시 시도합니다…",
@@ -823,7 +844,7 @@ var catalogue = map[Lang]map[string]string{
 var clientKeys = []string{
 	"waiting.ahead.zero", "waiting.ahead.one", "waiting.ahead.other",
 	"waiting.total.one", "waiting.total.other",
-	"eta.unknown", "eta.under_minute",
+	"eta.unknown", "eta.paused", "eta.under_minute",
 	"eta.minutes.one", "eta.minutes.other", "eta.hours.one", "eta.hours.other",
 	"eta.range_minutes", "eta.range_hours",
 	"conn.connecting", "conn.ws", "conn.sse", "conn.poll", "conn.reconnecting",
@@ -949,6 +970,19 @@ func FormatNumber(lang Lang, n int64) string {
 	return p.Sprintf("%d", n)
 }
 
+// DurationWords says a set length of time exactly, in its largest whole
+// unit: "5 minutes", "90 seconds", "2 hours".
+func DurationWords(lang Lang, d time.Duration) string {
+	s := int64(d / time.Second)
+	switch {
+	case s >= 3600 && s%3600 == 0:
+		return Tn(lang, "duration.hours", s/3600)
+	case s >= 60 && s%60 == 0:
+		return Tn(lang, "duration.minutes", s/60)
+	}
+	return Tn(lang, "duration.seconds", s)
+}
+
 // ETAWords says a wait in plain words: "less than a minute", "about 3
 // minutes", "about 2 hours". Negative means no estimate yet. The client's
 // etaWords in web/format.ts rounds the same way.
@@ -1032,6 +1066,21 @@ func FormatHourMinute(lang Lang, t time.Time) string {
 		return half + " " + t.Format("3:04") + " UTC"
 	}
 	return t.Format("3:04 PM") + " UTC"
+}
+
+// FormatMoment is FormatHourMinute with the UTC date in front when t is not
+// on now's UTC day: "Fri, Dec 4, 7:19 PM UTC", "12월 4일 (금) 오후 7:19 UTC".
+// web/format.ts's formatMoment says the same in the visitor's zone.
+func FormatMoment(lang Lang, t, now time.Time) string {
+	t, now = t.UTC(), now.UTC()
+	if t.YearDay() == now.YearDay() && t.Year() == now.Year() {
+		return FormatHourMinute(lang, t)
+	}
+	if lang == Korean {
+		days := [...]string{"일", "월", "화", "수", "목", "금", "토"}
+		return fmt.Sprintf("%d월 %d일 (%s) %s", t.Month(), t.Day(), days[t.Weekday()], FormatHourMinute(lang, t))
+	}
+	return t.Format("Mon, Jan 2, ") + FormatHourMinute(lang, t)
 }
 
 // FormatClock shows a time of day for a page rendered on the server, which

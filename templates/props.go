@@ -27,6 +27,13 @@ type WaitingProps struct {
 	// ChallengeURL, with Ticket.State StateChecking, is where the script
 	// gets the challenge it solves before it enters.
 	ChallengeURL string
+	// HeldFor is how long an admitted turn is held (session_ttl_s);
+	// ArriveWithin, when not zero, how soon the visitor must reach checkout
+	// before the turn passes on (arrival_window_s).
+	HeldFor, ArriveWithin time.Duration
+	// ShopURL, when set, is the link back to the shop on the pages that end
+	// a visit (shop_url).
+	ShopURL string
 }
 
 // TicketView is the ticket as the page needs it. ETASeconds < 0 means no
@@ -195,12 +202,34 @@ func (p WaitingProps) progress() int64 {
 	return progressPercent(p.entryPosition(), p.Ticket.Position)
 }
 
+// heldWords says how long an admitted turn is held and, with an arrival
+// window, how soon to reach checkout; empty when the page does not know.
+func (p WaitingProps) heldWords() string {
+	if p.HeldFor <= 0 {
+		return ""
+	}
+	out := strings.Replace(T(p.Lang, "admitted.held"), "{d}", DurationWords(p.Lang, p.HeldFor), 1)
+	if p.ArriveWithin > 0 {
+		out += " " + strings.Replace(T(p.Lang, "admitted.arrive"), "{d}", DurationWords(p.Lang, p.ArriveWithin), 1)
+	}
+	return out
+}
+
+// etaWords is the estimate, or none while paused (web/view.ts's rule).
+func (p WaitingProps) etaWords() string {
+	if p.Ticket.Paused {
+		return T(p.Lang, "eta.paused")
+	}
+	return ETARangeWords(p.Lang, p.Ticket.ETALowSeconds, p.Ticket.ETASeconds, p.Ticket.ETAHighSeconds)
+}
+
 func progressPercent(entry, pos int64) int64 {
 	if pos <= 0 {
 		return 100
 	}
+	// Being next counts as the last step: see web/view.ts.
 	entry = max(entry, pos)
-	return min(100*(entry-pos)/entry, 99) // rounded down
+	return min(100*(entry-pos+1)/(entry+1), 99) // rounded down
 }
 
 // enteredAt is when the visitor joined, or zero when unknown.
@@ -253,10 +282,10 @@ func (p WaitingProps) openingCountdown() string {
 	return T(p.Lang, "scheduled.drawing")
 }
 
-// scheduledBody says when places are drawn, in UTC (the script rewrites it
-// in local time).
+// scheduledBody says when places are drawn, in UTC with the date when that
+// is not today (the script rewrites it in the visitor's zone).
 func (p WaitingProps) scheduledBody() string {
-	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatHourMinute(p.Lang, p.Ticket.OpensAt), 1)
+	return strings.Replace(T(p.Lang, "scheduled.body"), "{time}", FormatMoment(p.Lang, p.Ticket.OpensAt, p.Now), 1)
 }
 
 // checkAgainURL reloads the checking page in the same language.

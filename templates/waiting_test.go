@@ -88,8 +88,8 @@ func TestWaitingPageWaiting(t *testing.T) {
 			}
 
 			bar := byTestID(doc, "progress")
-			if v, _ := bar.Attr("value"); v != "49" {
-				t.Errorf("progress value = %q, want 49 (1,234 of the 2,469 places from entry to the door passed)", v)
+			if v, _ := bar.Attr("value"); v != "50" {
+				t.Errorf("progress value = %q, want 50 (1,235 of the 2,470 steps from entry through the door taken)", v)
 			}
 			if v, _ := bar.Attr("max"); v != "100" {
 				t.Errorf("progress max = %q", v)
@@ -181,8 +181,8 @@ func TestWaitingPageProgressDefaultsToCurrentPlace(t *testing.T) {
 	}
 	p.Ticket.Position, p.EntryPosition = 1, 1
 	doc = render(t, WaitingPage(p))
-	if v, _ := byTestID(doc, "progress").Attr("value"); v != "0" {
-		t.Errorf("first in line since entry: progress = %q, want 0 (full only once admitted)", v)
+	if v, _ := byTestID(doc, "progress").Attr("value"); v != "50" {
+		t.Errorf("first in line since entry: progress = %q, want 50 (next in line is half the way; full only once admitted)", v)
 	}
 	if got := text(t, doc, "ahead"); got != "No one is ahead of you" {
 		t.Errorf("ahead = %q", got)
@@ -431,5 +431,64 @@ func TestTicketViewReadsEnteredAt(t *testing.T) {
 	}
 	if _, err := TicketViewFromJSON([]byte(`{"entered_at":"yesterday"}`)); err == nil {
 		t.Error("a bad entered_at was accepted")
+	}
+}
+
+// A paused room gives no estimate: nobody moves, so a figure would be a guess
+// (and "Working it out…" would never end).
+func TestWaitingPagePausedShowsNoEstimate(t *testing.T) {
+	for _, lang := range []Lang{English, Korean} {
+		p := waitingProps(lang)
+		p.Ticket.Paused = true
+		if got := text(t, render(t, WaitingPage(p)), "eta"); got != T(lang, "eta.paused") {
+			t.Errorf("%s: paused eta %q, want %q", lang, got, T(lang, "eta.paused"))
+		}
+		p.Ticket.Paused = false
+		if got := text(t, render(t, WaitingPage(p)), "eta"); got == T(lang, "eta.paused") || got == T(lang, "eta.unknown") {
+			t.Errorf("%s: eta %q while open", lang, got)
+		}
+	}
+}
+
+// The admitted page says how long the turn is held and, with an arrival
+// window, how soon to reach the shop.
+func TestAdmittedPageSaysHowLongTheTurnIsHeld(t *testing.T) {
+	p := waitingProps(English)
+	p.Ticket.State = StateAdmitted
+	p.HeldFor, p.ArriveWithin = 5*time.Minute, 90*time.Second
+	got := text(t, render(t, WaitingPage(p)), "admitted-held")
+	if got != "Your turn is held for 5 minutes once it starts. Reach the shop within 90 seconds, or it passes to the next person in line." {
+		t.Errorf("held = %q", got)
+	}
+	p.Lang, p.ArriveWithin = Korean, 0
+	if got := text(t, render(t, WaitingPage(p)), "admitted-held"); got != "차례가 시작되면 5분 동안 유지됩니다." {
+		t.Errorf("ko held = %q", got)
+	}
+	for d, want := range map[time.Duration]string{time.Second: "1 second", 2 * time.Hour: "2 hours", 61 * time.Second: "61 seconds", time.Minute: "1 minute"} {
+		if got := DurationWords(English, d); got != want {
+			t.Errorf("DurationWords(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// An opening on another day says its date; today's says only the time.
+func TestScheduledBodySaysTheDateWhenNotToday(t *testing.T) {
+	now := time.Date(2026, 12, 2, 16, 20, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		lang  Lang
+		at    time.Time
+		want  string
+		avoid string
+	}{
+		{English, time.Date(2026, 12, 4, 19, 19, 0, 0, time.UTC), "Fri, Dec 4, 7:19 PM UTC", ""},
+		{Korean, time.Date(2026, 12, 4, 19, 19, 0, 0, time.UTC), "12월 4일 (금) 오후 7:19 UTC", ""},
+		{English, time.Date(2026, 12, 2, 19, 19, 0, 0, time.UTC), "7:19 PM UTC", "Dec"},
+	} {
+		p := waitingProps(tc.lang)
+		p.Now, p.Ticket.State, p.Ticket.OpensAt = now, StateScheduled, tc.at
+		got := text(t, render(t, WaitingPage(p)), "scheduled-body")
+		if !strings.Contains(got, tc.want) || (tc.avoid != "" && strings.Contains(got, tc.avoid)) {
+			t.Errorf("%s %v: %q, want %q", tc.lang, tc.at, got, tc.want)
+		}
 	}
 }

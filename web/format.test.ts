@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { countdownClock, countdownText, etaRangeWords, etaWords, openingText, secondsLeft } from "./format";
+import { countdownClock, countdownText, etaRangeWords, etaWords, formatHourMinute, formatMoment, openingText, secondsLeft } from "./format";
 import { formatNumber, plural } from "./strings";
 import { EN, KO } from "./testing";
 
@@ -90,4 +90,16 @@ test("countdownClock and openingText", () => {
   assert.equal(openingText(125, EN), "Opens in 2:05");
   assert.equal(openingText(0, EN), "Drawing places…");
   assert.equal(openingText(3, KO), "오픈까지 0:03");
+});
+
+test("a moment shows its date only when it is not today", () => {
+  const now = new Date(2026, 11, 2, 9, 0);
+  const later = new Date(2026, 11, 2, 19, 19);
+  const twoDays = new Date(2026, 11, 4, 19, 19);
+  assert.equal(formatMoment(later, now, "en-US"), formatHourMinute(later, "en-US"));
+  const far = formatMoment(twoDays, now, "en-US");
+  assert.match(far, /Dec/);
+  assert.match(far, /4/);
+  assert.match(far, /7:19/);
+  assert.match(formatMoment(twoDays, now, "ko-KR"), /12월 4일/);
 });

@@ -58,6 +58,21 @@ export function formatHourMinute(d: Date, lang: string): string {
   }
 }
 
+/**
+ * formatMoment is a time of day in the visitor's zone, with its date
+ * ("Fri, Dec 4, 7:19 PM") when that is not today there, so an opening two
+ * days away does not read as today.
+ */
+export function formatMoment(d: Date, now: Date, lang: string): string {
+  const sameDay = d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth() && d.getDate() === now.getDate();
+  if (sameDay) return formatHourMinute(d, lang);
+  try {
+    return new Intl.DateTimeFormat(lang, { weekday: "short", month: "short", day: "numeric", hour: "numeric", minute: "2-digit" }).format(d);
+  } catch {
+    return d.toLocaleString();
+  }
+}
+
 /** secondsLeft counts whole seconds up to a moment, never below zero. */
 export function secondsLeft(untilMs: number, nowMs: number): number {
   return Math.max(0, Math.ceil((untilMs - nowMs) / 1000));

@@ -1,7 +1,7 @@
 // DOM updates for the waiting page. Elements are found by data-testid, the
 // same hooks the Go tests use, so markup and client cannot drift apart quietly.
 
-import { countdownText, formatClock, formatHourMinute, openingText } from "./format";
+import { countdownText, formatClock, formatHourMinute, formatMoment, openingText } from "./format";
 import { Key, Strings, t } from "./strings";
 import { State, Ticket } from "./ticket";
 import { ConnStatus } from "./transport";
@@ -109,6 +109,8 @@ export class Page {
     if (msg) {
       if (msg.textContent !== tk.sold_out_message) msg.textContent = tk.sold_out_message;
       msg.hidden = tk.sold_out_message === "";
+      const thanks = this.el("sold-out-thanks");
+      if (thanks) thanks.hidden = !msg.hidden; // the operator's message thanks on its own
     }
   }
 
@@ -145,7 +147,7 @@ export class Page {
   setOpening(seconds: number, opensAt: Date): void {
     this.setText("opens-countdown", openingText(seconds, this.strings));
     const body = this.strings["scheduled.body"];
-    if (body) this.setText("scheduled-body", body.replace("{time}", formatHourMinute(opensAt, this.lang)));
+    if (body) this.setText("scheduled-body", body.replace("{time}", formatMoment(opensAt, new Date(), this.lang)));
   }
 
   /**

@@ -9,6 +9,7 @@ export const KEYS = [
   "waiting.total.one",
   "waiting.total.other",
   "eta.unknown",
+  "eta.paused",
   "eta.under_minute",
   "eta.minutes.one",
   "eta.minutes.other",

@@ -10,6 +10,7 @@ export const EN: Strings = {
   "waiting.total.one": "1 person",
   "waiting.total.other": "{n} people",
   "eta.unknown": "Working it out…",
+  "eta.paused": "None while admission is paused",
   "eta.under_minute": "less than a minute",
   "eta.minutes.one": "about 1 minute",
   "eta.minutes.other": "about {n} minutes",

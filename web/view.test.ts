@@ -4,13 +4,15 @@ import { EN, ticket } from "./testing";
 import { entryPositionFor, progressPercent, toView } from "./view";
 
 test("progress runs from the place at entry to the door", () => {
-  assert.equal(progressPercent(100, 100), 0, "empty at entry");
+  assert.equal(progressPercent(100, 100), 0, "empty at entry far back");
   assert.equal(progressPercent(100, 51), 49);
   assert.equal(progressPercent(100, 1), 99, "#1 still waiting is not full");
   assert.equal(progressPercent(100_000, 1), 99, "not even when rounding would say 100");
-  assert.equal(progressPercent(1, 1), 0, "entered at #1: nothing passed yet");
-  assert.equal(progressPercent(0, 7), 0, "unknown entry starts at the current place");
-  assert.equal(progressPercent(5, 9), 0, "never negative if the line grew behind a stale record");
+  assert.equal(progressPercent(1, 1), 50, "entered at #1: being next is half the way");
+  assert.equal(progressPercent(2, 2), 33, "entered at #2: a third");
+  assert.equal(progressPercent(2, 1), 66, "then #1");
+  assert.equal(progressPercent(0, 7), 12, "unknown entry starts at the current place");
+  assert.equal(progressPercent(5, 9), 10, "never negative if the line grew behind a stale record");
   assert.equal(progressPercent(10, 0), 100, "admitted");
 });
 
@@ -27,9 +29,10 @@ test("a waiting ticket becomes the words on the page", () => {
     position: "1,235",
     ahead: "1,234 people ahead of you",
     waiting: "5,000 people",
-    eta: "about 3 minutes",
-    progress: 49,
+    eta: "None while admission is paused",
+    progress: 50,
     paused: true,
   });
+  assert.equal(toView(ticket({ position: 1235, eta_s: 180, paused: false }), 2469, EN, "en").eta, "about 3 minutes");
   assert.equal(toView(ticket({ position: 1 }), 1, EN, "en").ahead, "No one is ahead of you");
 });

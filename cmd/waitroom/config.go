@@ -247,27 +247,25 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 		fs.PrintDefaults()
 	}
 	// Environment first, so that flags given on the command line override it.
-	var envErr error
+	// Every bad setting is reported at once, not one per start.
+	var errs []error
 	fs.VisitAll(func(f *flag.Flag) {
-		if v := getenv(envName(f.Name)); v != "" && envErr == nil {
+		if v := getenv(envName(f.Name)); v != "" {
 			if err := f.Value.Set(v); err != nil {
-				envErr = fmt.Errorf("%s: %w", envName(f.Name), err)
+				errs = append(errs, fmt.Errorf("%s: %w", envName(f.Name), err))
 			}
 		}
 	})
-	if envErr != nil {
-		return c, envErr
-	}
 	// Patterns on the command line replace their environment twin's.
 	c.Protect.Seal()
 	c.GateComplete.Seal()
 	if err := fs.Parse(args); err != nil {
-		return c, err
+		return c, errors.Join(append(errs, err)...)
 	}
 	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		errs = append(errs, fmt.Errorf("unexpected argument %q", fs.Arg(0)))
 	}
-	return c, c.validate()
+	return c, errors.Join(append(errs, c.validate())...)
 }
 
 func (c *config) validate() error {

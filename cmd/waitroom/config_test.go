@@ -117,6 +117,21 @@ func TestConfigRefusesBadValues(t *testing.T) {
 	}
 }
 
+// Every bad setting is named in one start, from the environment and flags
+// alike, so an operator fixes them all at once.
+func TestConfigReportsEveryErrorAtOnce(t *testing.T) {
+	_, err := parseConfig([]string{"--addr", "nope", "--log-level", "loud", "--idle-timeout", "500ms"},
+		env("WAITROOM_MAX_CONNS", "lots", "WAITROOM_DEGRADE_AFTER", "soon"), io.Discard)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"--addr", "--log-level", "--idle-timeout", "WAITROOM_MAX_CONNS", "WAITROOM_DEGRADE_AFTER"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
 func TestRedisOptions(t *testing.T) {
 	o, err := redisOptions("redis://u:p@127.0.0.1:7000,127.0.0.1:7001/0")
 	if err != nil || len(o.Addrs) != 2 || o.Password != "p" {

@@ -177,6 +177,12 @@ type k8sDoc struct {
 				Labels map[string]string `yaml:"labels"`
 			} `yaml:"metadata"`
 			Spec struct {
+				SecurityContext struct {
+					RunAsNonRoot   bool `yaml:"runAsNonRoot"`
+					SeccompProfile struct {
+						Type string `yaml:"type"`
+					} `yaml:"seccompProfile"`
+				} `yaml:"securityContext"`
 				Containers []yaml.Node `yaml:"containers"`
 				Volumes    []struct {
 					Name   string `yaml:"name"`
@@ -251,6 +257,13 @@ func TestKubernetesManifests(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkPinned(t, "StatefulSet", c.Image)
+	// No image is published: the manifest must not name one as if it were.
+	if strings.HasPrefix(c.Image, "ghcr.io/") || strings.HasPrefix(c.Image, "docker.io/") || !strings.Contains(string(readDeploy(t, "kubernetes/waitroom.yaml")), "docker push") {
+		t.Errorf("image %q: point at the user's own build and say how to push it", c.Image)
+	}
+	if sc := sts.Spec.Template.Spec.SecurityContext; !sc.RunAsNonRoot || sc.SeccompProfile.Type != "RuntimeDefault" {
+		t.Errorf("pod securityContext %+v, want runAsNonRoot and seccompProfile RuntimeDefault (a restricted namespace refuses less)", sc)
+	}
 	env := map[string]string{}
 	secrets := map[string]bool{}
 	for _, e := range c.Env {

@@ -231,8 +231,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		}
 	}
 	ver, rev := buildVersion()
-	log.Info("waitroom is listening", "addr", ln.Addr().String(), "public_url", cfg.PublicURL, "version", ver, "revision", rev, "tls", cfg.TLSCert != "",
-		"waiting_page", cfg.PublicURL+"/rooms/demo", "dashboard", cfg.PublicURL+"/admin", "api", cfg.PublicURL+"/api/rooms/demo/enter")
+	listening := []any{"addr", ln.Addr().String(), "public_url", cfg.PublicURL, "version", ver, "revision", rev, "tls", cfg.TLSCert != "",
+		"dashboard", cfg.PublicURL + "/admin"}
+	if embedded != nil { // only embedded mode seeds the demo room
+		listening = append(listening, "waiting_page", cfg.PublicURL+"/rooms/demo", "api", cfg.PublicURL+"/api/rooms/demo/enter")
+	}
+	log.Info("waitroom is listening", listening...)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

@@ -115,6 +115,7 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"user_secret":  func(s *queue.Settings) { s.UserSecret = "0123456789abcdef-secret" },
 		"theme_color":  func(s *queue.Settings) { s.ThemeColor = "#f80" },
 		"logo_url":     func(s *queue.Settings) { s.LogoURL = "/static/logo.png" },
+		"shop_url":     func(s *queue.Settings) { s.ShopURL = "https://shop.example/drops" },
 		"product_id":   func(s *queue.Settings) { s.ProductID = "sku-1" },
 		"product_name": func(s *queue.Settings) { s.ProductName = queue.Text("Sneaker, size 42") },
 		"allowed_embedders": func(s *queue.Settings) {
