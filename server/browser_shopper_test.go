@@ -56,10 +56,11 @@ func TestBrowserShopperPages(t *testing.T) {
 		t.Errorf("page errors %q", v.PageErrors)
 	}
 
-	// Progress: from #3 (empty) to #1, two of three places passed: 66 %, on the same page.
+	// Progress: of the four steps from #3 through the door (being next the
+	// last), one taken at entry (25 %), three at #1 (75 %), on the same page.
 	p := v.Progress
-	if p.StartPosition != 3 || p.StartValue != 0 || p.Position != 1 || p.Entry != 3 || p.Value != 66 || p.Text != "66%" || p.Loads != 1 {
-		t.Errorf("progress since entry %+v: want #3 at 0%%, then #1 at 66%% without a reload", p)
+	if p.StartPosition != 3 || p.StartValue != 25 || p.Position != 1 || p.Entry != 3 || p.Value != 75 || p.Text != "75%" || p.Loads != 1 {
+		t.Errorf("progress since entry %+v: want #3 at 25%%, then #1 at 75%% without a reload", p)
 	}
 
 	// Sold out, undone: the newcomer had no ticket, now has a place in the line, on the same page.
