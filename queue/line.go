@@ -44,6 +44,9 @@ type Line struct {
 	// tokenInURL puts the entry token itself in redirect_url (LineOptions).
 	tokenInURL bool
 
+	// places keeps positions from going up on this server (places.go).
+	places places
+
 	mu    sync.Mutex
 	cache map[string]cachedRoom
 	drawn map[string]drawSeen // the opening last seen drawn, per room
@@ -214,6 +217,7 @@ func (l *Line) forget(room string) {
 	l.mu.Lock()
 	delete(l.cache, room)
 	l.mu.Unlock()
+	l.places.forget(room)
 	if l.snap != nil {
 		if err := l.snap.DeleteRoom(context.Background(), room); err != nil {
 			l.log.Warn("queue: delete room snapshot", "room", room, "err", err)
@@ -335,6 +339,9 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	}
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	t.Show(&s)
+	if err == nil {
+		l.places.floor(room, &t)
+	}
 	return t, s, err
 }
 
@@ -346,6 +353,9 @@ func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Tic
 	}
 	t, err := l.store.Status(ctx, room, &s, ticketID, identity, l.clock.Now())
 	t.Show(&s)
+	if err == nil {
+		l.places.floor(room, &t)
+	}
 	return t, s, err
 }
 
@@ -358,6 +368,9 @@ func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Tic
 	ts, err := l.store.StatusMany(ctx, room, &s, ids, l.clock.Now())
 	for i := range ts {
 		ts[i].Show(&s)
+		if err == nil {
+			l.places.floor(room, &ts[i])
+		}
 	}
 	return ts, s, err
 }
