@@ -340,7 +340,7 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	t.Show(&s)
 	if err == nil {
-		l.places.floor(room, &t)
+		l.floor(room, &s, &t)
 	}
 	return t, s, err
 }
@@ -354,7 +354,7 @@ func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Tic
 	t, err := l.store.Status(ctx, room, &s, ticketID, identity, l.clock.Now())
 	t.Show(&s)
 	if err == nil {
-		l.places.floor(room, &t)
+		l.floor(room, &s, &t)
 	}
 	return t, s, err
 }
@@ -369,7 +369,7 @@ func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Tic
 	for i := range ts {
 		ts[i].Show(&s)
 		if err == nil {
-			l.places.floor(room, &ts[i])
+			l.floor(room, &s, &ts[i])
 		}
 	}
 	return ts, s, err

@@ -2,6 +2,20 @@ package queue
 
 import "sync"
 
+// floor keeps t's position from going up on this server (places) in a
+// line whose order is settled: not in a random one, nor before an opening's
+// draw (the draw puts the pre-queue ahead of those who came after the
+// opening), so a room with an opening to come or to draw starts its memory
+// again.
+func (l *Line) floor(room string, s *Settings, t *Ticket) {
+	now := l.clock.Now()
+	if !s.Ranked() || s.OpensAt != nil && (now.Before(*s.OpensAt) || l.drawPending(room, s, now)) {
+		l.places.forget(room)
+		return
+	}
+	l.places.floor(room, t)
+}
+
 // maxPlacesKept bounds the places a server remembers (about 100 bytes
 // each); past it the memory starts again, and a place may then show higher
 // once after Redis went back in time.
@@ -10,8 +24,11 @@ const maxPlacesKept = 250_000
 // places is the lowest position this server told each waiting ticket, so
 // that no read of it (a status read, a new page) shows a higher one: a
 // Redis restarted from an older snapshot brings back positions from before
-// admissions it forgot. A page's connection keeps its own best position
-// too (server.localPositions); this covers every other read on this server.
+// admissions it forgot, and is read before any server notices. A page's
+// connection keeps its own best position too (server.localPositions); this
+// covers every other read on this server. (A straggler a stale server put
+// in the pre-queue after the draw joins ahead of later arrivals; they keep
+// the place they were told until the line reaches it.)
 type places struct {
 	mu sync.Mutex
 	n  int
