@@ -93,6 +93,7 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 	tokens := map[string]time.Time{}
 	done := map[string]bool{}
 	holder := map[*visitor]string{}
+	most := 0 // the most valid tokens seen at once
 	valid := func(now time.Time) int {
 		n := 0
 		for tok, exp := range tokens {
@@ -131,7 +132,9 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 				}
 			}
 		}
-		if n := valid(time.Now()); n > capacity {
+		n := valid(time.Now())
+		most = max(most, n)
+		if n > capacity {
 			t.Fatalf("%s: %d valid entry tokens for a capacity of %d", when, n, capacity)
 		}
 		return admitted, waiting
@@ -185,6 +188,8 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 		t.Errorf("admitted again %v after the restart: before the tokens from before could expire (%v)", since, ttl)
 	}
 
+	t.Logf("at most %d valid entry tokens at once for a capacity of %d; admitted again %v after the restart",
+		most, capacity, time.Since(restarted).Round(100*time.Millisecond))
 	a.stop(t)
 	b.stop(t)
 	rewound, lost := 0, 0

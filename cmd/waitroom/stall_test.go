@@ -102,6 +102,7 @@ func TestShortRedisPauseCostsNoError(t *testing.T) {
 	close(stop)
 	wg.Wait()
 
+	t.Logf("%d requests, %d of them over 250 ms, failures %v", sent.Load(), slow.Load(), failures)
 	if len(failures) > 0 {
 		t.Errorf("a 0.5 s Redis pause gave errors: %v (of %d requests)", failures, sent.Load())
 	}
