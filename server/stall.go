@@ -50,18 +50,28 @@ func rideStall(w stallWatch) echo.MiddlewareFunc {
 				return next(c)
 			}
 			err := run()
-			if !stalled(err) || c.Response().Committed || w.Degraded() {
+			if !stalled(err) || c.Response().Committed {
 				return err
 			}
 			t := time.NewTimer(w.DegradeAfter() + stallSlack)
 			defer t.Stop()
+			ranDegraded := false
 			for stalled(err) && !c.Response().Committed {
-				select {
-				case <-w.Settled():
-				case <-t.C:
-					return err
-				case <-req.Context().Done():
-					return err
+				if w.Degraded() {
+					// Switched (by this very failure, maybe): once more, on
+					// the degraded path.
+					if ranDegraded {
+						return err
+					}
+					ranDegraded = true
+				} else {
+					select {
+					case <-w.Settled():
+					case <-t.C:
+						return err
+					case <-req.Context().Done():
+						return err
+					}
 				}
 				err = run()
 			}
