@@ -54,19 +54,20 @@ func (s *Store) Epoch(ctx context.Context) (queue.Epoch, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.id == e.ID && (n.Val() <= c.seen || c.behind) {
-		// Older than seen: a new epoch, unless another server started one.
-		e.Rewound = true
-		e.Clock, e.Seen = n.Val(), c.seen
-		next, err := s.run(ctx, renewScript, []string{key}, e.ID, queue.RandomID()).Text()
+		// Older than seen: a new epoch, unless another server started one
+		// (then that one reports it).
+		mine := queue.RandomID()
+		next, err := s.run(ctx, renewScript, []string{key}, e.ID, mine).Text()
 		if err != nil {
 			return queue.Epoch{}, fail("epoch: renew", err)
 		}
-		e.ID = next
+		e.ID, e.Rewound = next, next == mine
+		e.Clock, e.Seen = n.Val(), c.seen
+	}
+	if c.id != e.ID {
+		c.rooms = nil // a new epoch: each room's clock is read afresh
 	}
 	c.id, c.seen, c.behind = e.ID, n.Val(), false
-	if e.Rewound {
-		c.rooms = nil // each room's clock is read afresh
-	}
 	return e, nil
 }
 
