@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -268,11 +269,14 @@ func (a *Admitter) holding(room string, held *bool, l Lease) {
 func (a *Admitter) Admitting() int { return int(a.admitting.Load()) }
 
 // checkEpoch compares Redis's epoch with the one this server saw last. A
-// Redis restarted without persistence comes back empty with a new epoch:
-// then every room this server knew is put back (a room deleted by an
-// operator leaves the epoch alone, so it stays deleted). It reports whether
-// rooms were restored, and whether the epoch is known: read, and every lost
-// room put back.
+// Redis restarted without persistence comes back empty with a new epoch,
+// and one restarted from an older snapshot is given a new epoch by the
+// server that notices (Store.Epoch): then every room this server knows is
+// put back where missing, and held where present, until every entry token
+// issued before has expired (a room deleted by an operator leaves the epoch
+// alone, so it stays deleted). It reports whether the epoch changed and the
+// rooms were restored, and whether the epoch is known: read, and every
+// room restored.
 func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 	e, err := a.line.store.Epoch(ctx)
 	if err != nil {
@@ -280,12 +284,19 @@ func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.epoch == "" || e == a.epoch {
-		a.epoch = e
-		a.line.sawEpoch(e)
+	if e.Rewound {
+		// Logged once, by the server that noticed; the others see a new epoch.
+		a.line.log.Error("admission: Redis went back in time: its data is older than this server saw (restarted from an older snapshot, or a replica behind promoted); treated as a data loss",
+			"clock", e.Clock, "seen", e.Seen, "epoch", e.ID)
+	}
+	if a.epoch == "" || e.ID == a.epoch {
+		a.epoch = e.ID
+		a.line.sawEpoch(e.ID)
 		return false, true
 	}
 	failed := false
+	var put, held []string
+	var holdFor time.Duration
 	for room, s := range a.line.cachedRooms() {
 		ok, err := a.line.store.RestoreRoom(ctx, room, s, a.line.clock.Now())
 		if err != nil {
@@ -294,18 +305,24 @@ func (a *Admitter) checkEpoch(ctx context.Context) (restored, known bool) {
 			continue
 		}
 		if ok {
-			a.line.log.Warn("admission: Redis lost its data; restored a room from this server's copy, its capacity held until entry tokens from before have expired",
-				"room", room, "held_for", time.Duration(s.JitterMS)*time.Millisecond+time.Duration(s.SessionTTLS)*time.Second)
+			put = append(put, room)
+		} else {
+			held = append(held, room)
 		}
+		holdFor = max(holdFor, time.Duration(s.JitterMS)*time.Millisecond+time.Duration(s.SessionTTLS)*time.Second)
 	}
 	if failed {
 		// The new epoch stays unseen, so the next check tries again (a room
-		// put back already is left as it is); unknown, so no loop stops for
-		// a room the empty Redis does not list yet.
+		// put back already is left as it is, its hold extended); unknown, so
+		// no loop stops for a room the Redis does not list yet.
 		return false, false
 	}
-	a.epoch = e
-	a.line.sawEpoch(e)
+	slices.Sort(put)
+	slices.Sort(held)
+	a.line.log.Warn("admission: Redis lost data (came back empty or older); rooms it lost are restored from this server's copy, and every room's capacity is held until entry tokens from before have expired",
+		"restored", put, "held", held, "held_for", holdFor, "epoch", e.ID, "was", a.epoch)
+	a.epoch = e.ID
+	a.line.sawEpoch(e.ID)
 	return true, true
 }
 

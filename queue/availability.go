@@ -53,6 +53,7 @@ type Availability struct {
 	reason    string
 	since     time.Time
 	onChange  []func(degraded bool)
+	settled   chan struct{} // closed at the next answer or switch (Settled)
 }
 
 // AvailabilityState is what GET /admin/api/degrade shows.
@@ -146,6 +147,7 @@ func (a *Availability) record(err error, probe bool) {
 		}
 	} else {
 		a.failures, a.down = 0, 0
+		a.wakeLocked()
 		if probe {
 			a.successes++
 		}
@@ -156,6 +158,33 @@ func (a *Availability) record(err error, probe bool) {
 		}
 	}
 	a.apply()
+}
+
+// Settled returns a channel closed at the store's next answer or the
+// flag's next switch, whichever comes first: a request whose store call
+// failed in a stall waits on it to run again (server.rideStall).
+func (a *Availability) Settled() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.settled == nil {
+		a.settled = make(chan struct{})
+	}
+	return a.settled
+}
+
+// DegradeAfter is how long failures must last before degraded mode.
+func (a *Availability) DegradeAfter() time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.after
+}
+
+// wakeLocked closes the Settled channel, if anyone asked for one; a.mu is held.
+func (a *Availability) wakeLocked() {
+	if a.settled != nil {
+		close(a.settled)
+		a.settled = nil
+	}
 }
 
 // Force sets a drill: true forces degraded mode; false or nil ends the
@@ -188,6 +217,7 @@ func (a *Availability) apply() {
 	changed := a.degraded.Load() != want
 	var fns []func(bool)
 	if changed {
+		a.wakeLocked()
 		a.degraded.Store(want)
 		a.since = a.clock.Now()
 		fns = append(fns, a.onChange...)

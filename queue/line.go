@@ -45,6 +45,9 @@ type Line struct {
 	// tokenInURL puts the entry token itself in redirect_url (LineOptions).
 	tokenInURL bool
 
+	// places keeps positions from going up on this server (places.go).
+	places places
+
 	mu    sync.Mutex
 	cache map[string]cachedRoom
 	drawn map[string]drawSeen // the opening last seen drawn, per room
@@ -215,6 +218,7 @@ func (l *Line) forget(room string) {
 	l.mu.Lock()
 	delete(l.cache, room)
 	l.mu.Unlock()
+	l.places.forget(room)
 	if l.snap != nil {
 		if err := l.snap.DeleteRoom(context.Background(), room); err != nil {
 			l.log.Warn("queue: delete room snapshot", "room", room, "err", err)
@@ -336,6 +340,9 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 	}
 	t, err := l.store.Enter(ctx, room, &s, mode, identity, l.newID(), now, l.jitter(time.Duration(s.JitterMS)*time.Millisecond), proof)
 	t.Show(&s)
+	if err == nil {
+		l.floor(room, &s, &t)
+	}
 	return t, s, err
 }
 
@@ -347,6 +354,9 @@ func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Tic
 	}
 	t, err := l.store.Status(ctx, room, &s, ticketID, identity, l.clock.Now())
 	t.Show(&s)
+	if err == nil {
+		l.floor(room, &s, &t)
+	}
 	return t, s, err
 }
 
@@ -359,6 +369,9 @@ func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Tic
 	ts, err := l.store.StatusMany(ctx, room, &s, ids, l.clock.Now())
 	for i := range ts {
 		ts[i].Show(&s)
+		if err == nil {
+			l.floor(room, &s, &ts[i])
+		}
 	}
 	return ts, s, err
 }

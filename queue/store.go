@@ -107,13 +107,24 @@ type Rooms interface {
 	DeleteRoom(ctx context.Context, room string) error
 	ListRooms(ctx context.Context) ([]string, error)
 	// Epoch names the life of the store's data: it changes when the store
-	// comes back empty (Redis restarted without persistence, flushed).
-	Epoch(ctx context.Context) (string, error)
+	// comes back empty (Redis restarted without persistence, flushed), or
+	// with data older than a server saw (restarted from an older snapshot).
+	Epoch(ctx context.Context) (Epoch, error)
 	// RestoreRoom puts a room back unless it exists: a Redis restarted
 	// without persistence comes back empty, and servers still know the rooms.
-	// The room's capacity is held until every entry token issued before the
-	// loss has expired (now + jitter + session ttl).
+	// Either way the room's capacity is held until every entry token issued
+	// before the loss has expired (now + jitter + session ttl).
 	RestoreRoom(ctx context.Context, room string, s Settings, now time.Time) (bool, error)
+}
+
+// Epoch is the store's data epoch as one read saw it.
+type Epoch struct {
+	ID string
+	// Rewound: this read found the data older than this server saw under
+	// the same epoch (its clock went back) and started a new one; Clock is
+	// the clock read, Seen the highest this server had seen.
+	Rewound     bool
+	Clock, Seen int64
 }
 
 // Tickets keeps the visitors' places.

@@ -8,10 +8,11 @@ import (
 )
 
 // TestRedisOutOfMemoryIs503: a real redis-server at maxmemory with
-// noeviction refuses the line's writes. The visitor gets 503 with
+// noeviction refuses the line's writes. The admin API gets 503 with
 // Retry-After and the JSON error, not a 500; the refusals count towards the
 // availability flag, which moves entries to degraded mode until Redis takes
-// writes again.
+// writes again, and a visitor's entry waits for that switch instead of
+// failing.
 func TestRedisOutOfMemoryIs503(t *testing.T) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH")
@@ -28,10 +29,16 @@ func TestRedisOutOfMemoryIs503(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", "")
+	// A write that does not wait for the switch (the admin API's) is a 503.
+	r := e.admin("PUT", "/admin/api/rooms/other", `{"bot_protection": {"proof_of_work": "off"}}`)
 	wantError(t, r, 503, "unavailable")
 	if r.header.Get("Retry-After") == "" {
 		t.Fatalf("503 without Retry-After: %v", r.header)
+	}
+	// A visitor's entry waits for the switch (server/stall.go) and is
+	// answered in degraded mode: no error.
+	if r := e.do(e.browser(), "POST", "/api/rooms/sale/enter", ""); r.status != 200 || r.body["state"] != "bypassed" {
+		t.Fatalf("an entry when Redis refused writes: %d %s", r.status, r.raw)
 	}
 	took := e.waitState("bypassed", 5*time.Second)
 	t.Logf("entries answered bypassed %v after Redis reached maxmemory", took)

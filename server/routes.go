@@ -47,7 +47,9 @@ func (s *Server) routes(d routeDeps) []Route {
 	admin := []echo.MiddlewareFunc{d.admin}
 
 	var getDegrade, postDegrade echo.HandlerFunc
+	var ride []echo.MiddlewareFunc // a visitor's request rides out a short stall (stall.go)
 	if d.cfg.Avail != nil {
+		ride = []echo.MiddlewareFunc{rideStall(d.cfg.Avail)}
 		getDegrade, postDegrade = handleGetDegrade(d.cfg.Avail), handlePostDegrade(d.cfg.Avail, line, d.cfg.Logger)
 	}
 	var createIntent, getIntent, acceptPage, acceptForm echo.HandlerFunc
@@ -81,13 +83,13 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, NoCheckoutPath, NoCheckoutPage, nil, "where a room's default target_url leads until its operator sets one"},
 
 		// Visitors: the line.
-		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work, s.local), nil, "take a place in the line"},
-		{get, "/api/rooms/:room/challenge", handleChallenge(line, ids, work), nil, "a proof-of-work challenge"},
-		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg), nil, "a ticket's state"},
-		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg), nil, "leave the line"},
-		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.local, false), nil, "a ticket's updates over WebSocket"},
-		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.local, true), nil, "a ticket's updates over SSE"},
-		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work, s.local), nil, "the waiting page"},
+		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work, s.local), ride, "take a place in the line"},
+		{get, "/api/rooms/:room/challenge", handleChallenge(line, ids, work), ride, "a proof-of-work challenge"},
+		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg), ride, "a ticket's state"},
+		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg), ride, "leave the line"},
+		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.local, false), ride, "a ticket's updates over WebSocket"},
+		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.local, true), ride, "a ticket's updates over SSE"},
+		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work, s.local), ride, "the waiting page"},
 
 		// Visitors in degraded mode (with an outbox).
 		{post, "/api/rooms/:room/intents", createIntent, nil, "leave an intent while Redis is down"},
@@ -98,13 +100,13 @@ func (s *Server) routes(d routeDeps) []Route {
 
 		// The embed: the ticket API again with the embed's identities (user
 		// token, embed key, partitioned cookie), its page and its SDK.
-		{get, "/embed/rooms/:room", handleEmbedPage(line, deg), nil, "the waiting page inside a shop's iframe"},
-		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work, s.local), nil, "enter, from the embed"},
-		{get, "/api/rooms/:room/embed/challenge", handleChallenge(line, eids, work), nil, "a challenge, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg), nil, "a ticket's state, from the embed"},
-		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg), nil, "leave, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, s.local, false), nil, "updates over WebSocket, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, s.local, true), nil, "updates over SSE, from the embed"},
+		{get, "/embed/rooms/:room", handleEmbedPage(line, deg), ride, "the waiting page inside a shop's iframe"},
+		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work, s.local), ride, "enter, from the embed"},
+		{get, "/api/rooms/:room/embed/challenge", handleChallenge(line, eids, work), ride, "a challenge, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg), ride, "a ticket's state, from the embed"},
+		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg), ride, "leave, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, s.local, false), ride, "updates over WebSocket, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, s.local, true), ride, "updates over SSE, from the embed"},
 		{get, embedSDKPath, handleEmbedSDK(), nil, "the embed SDK at its stable URL"},
 
 		// Checkout.

@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,7 +32,6 @@ import (
 // listenAddr. It returns once nginx takes connections.
 func startNginx(t *testing.T, listenAddr, waitroomAddr, checkoutAddr string) {
 	t.Helper()
-	bin := tooltest.Need(t, "/usr/sbin/nginx", "apt-get install nginx")
 	example, err := os.ReadFile(filepath.Join("..", "..", "deploy", "nginx", "waitroom.conf"))
 	if err != nil {
 		t.Fatal(err)
@@ -49,45 +47,7 @@ func startNginx(t *testing.T, listenAddr, waitroomAddr, checkoutAddr string) {
 		}
 		site = strings.Replace(site, from, to, 1)
 	}
-	dir := t.TempDir()
-	user := ""
-	if os.Getuid() == 0 {
-		user = "user root root;" // the workers must reach the temp dir
-	}
-	conf := fmt.Sprintf(`%s
-worker_processes 1;
-error_log %[2]s/error.log warn;
-pid %[2]s/nginx.pid;
-events { worker_connections 2048; }
-http {
-    access_log off;
-    client_body_temp_path %[2]s/body;
-    proxy_temp_path %[2]s/proxy;
-    fastcgi_temp_path %[2]s/fastcgi;
-    uwsgi_temp_path %[2]s/uwsgi;
-    scgi_temp_path %[2]s/scgi;
-    include %[2]s/waitroom.conf;
-}
-`, user, dir)
-	if err := os.WriteFile(filepath.Join(dir, "waitroom.conf"), []byte(site), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	test := exec.Command(bin, "-t", "-p", dir, "-c", filepath.Join(dir, "nginx.conf"))
-	if out, err := test.CombinedOutput(); err != nil {
-		t.Fatalf("nginx -t: %v\n%s", err, out)
-	}
-	tooltest.Start(t, exec.Command(bin, "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;"))
-	tooltest.WaitListening(t, listenAddr, 10*time.Second)
-	t.Cleanup(func() {
-		if t.Failed() {
-			if b, err := os.ReadFile(filepath.Join(dir, "error.log")); err == nil {
-				t.Logf("nginx error.log:\n%s", b)
-			}
-		}
-	})
+	tooltest.StartNginx(t, site, listenAddr)
 }
 
 // TestForwardAuthBehindNginx: a shop behind a real nginx protects its

@@ -189,10 +189,10 @@ func (s *Store) ListRooms(context.Context) ([]string, error) {
 	return out, nil
 }
 
-func (s *Store) Epoch(context.Context) (string, error) {
+func (s *Store) Epoch(context.Context) (queue.Epoch, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.epoch, nil
+	return queue.Epoch{ID: s.epoch}, nil
 }
 
 // Flush drops every room and starts a new epoch, as a Redis restarted
@@ -213,11 +213,13 @@ func (s *Store) RestoreRoom(_ context.Context, room string, st queue.Settings, n
 	defer s.mu.Unlock()
 	s.listed[room] = true
 	r := s.room(room)
+	if ms(hold) > r.held.until {
+		r.held.n, r.held.until = st.Capacity, ms(hold)
+	}
 	if r.settings != nil {
 		return false, nil
 	}
 	r.settings = data
-	r.held.n, r.held.until = st.Capacity, ms(hold)
 	return true, nil
 }
 

@@ -407,3 +407,38 @@ func TestBusyPoolIsNotAnOutage(t *testing.T) {
 		t.Fatalf("after the pool freed up: %v, want ErrRoomNotFound", err)
 	}
 }
+
+// TestSettledWakesAtAnAnswerOrASwitch: a request waiting out a stall
+// (server.rideStall) hears the store's next answer, or the switch to
+// degraded mode, and nothing before.
+func TestSettledWakesAtAnAnswerOrASwitch(t *testing.T) {
+	clock := clockwork.NewFakeClock()
+	a := queue.NewAvailability(clock, nil).SetDegradeAfter(time.Second)
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	ch := a.Settled()
+	a.Record(errTimeout)
+	if closed(ch) {
+		t.Fatal("woken by a failure")
+	}
+	a.Record(nil)
+	if !closed(ch) {
+		t.Fatal("not woken by an answer")
+	}
+	ch = a.Settled()
+	a.Record(errTimeout)
+	clock.Advance(time.Second)
+	a.Record(errTimeout) // a second of failures: degraded mode
+	if !a.Degraded() || !closed(ch) {
+		t.Fatalf("switch: degraded %v, woken %v", a.Degraded(), closed(ch))
+	}
+	if a.DegradeAfter() != time.Second {
+		t.Fatalf("DegradeAfter = %v", a.DegradeAfter())
+	}
+}

@@ -248,8 +248,8 @@ func TestClusterDeploymentKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := r.store.Epoch(ctx); err != nil || b != a {
-		t.Fatalf("epoch %q then %q %v", a, b, err)
+	if b, err := r.store.Epoch(ctx); err != nil || b.ID != a.ID || b.Rewound {
+		t.Fatalf("epoch %+v then %+v %v", a, b, err)
 	}
 	on := true
 	if err := r.store.SetDrill(ctx, &on); err != nil {

@@ -37,6 +37,10 @@ var (
 	restoreLua    string
 	restoreScript = newScript("restore", restoreLua, false)
 
+	//go:embed lua/renew.lua
+	renewLua    string
+	renewScript = newScript("renew", renewLua, false)
+
 	//go:embed lua/hold.lua
 	holdLua    string
 	holdScript = newScript("hold", holdLua, true)

@@ -29,6 +29,8 @@ type Store struct {
 	fns    functions           // whether Redis runs the scripts as functions (functions.go)
 	// batches groups each room's enters into calls (enter_batch.go).
 	batches enterBatches
+	// clocks is what this server saw of the data's age (epoch.go).
+	clocks clocks
 }
 
 var _ queue.Store = (*Store)(nil)
@@ -54,18 +56,6 @@ func (s *Store) PutRoom(ctx context.Context, room string, st queue.Settings) err
 		return fail("put room: announce", err)
 	}
 	return nil
-}
-
-func (s *Store) Epoch(ctx context.Context) (string, error) {
-	key := s.epochKey()
-	if err := s.rdb.SetNX(ctx, key, queue.RandomID(), 0).Err(); err != nil {
-		return "", fail("epoch", err)
-	}
-	e, err := s.rdb.Get(ctx, key).Result()
-	if err != nil {
-		return "", fail("epoch", err)
-	}
-	return e, nil
 }
 
 func (s *Store) RestoreRoom(ctx context.Context, room string, st queue.Settings, now time.Time) (bool, error) {
@@ -345,6 +335,10 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 	if len(res) < 5 {
 		return queue.TickResult{}, fmt.Errorf("redisstore: tick %s: unexpected reply %v", room, res)
 	}
+	// After the tick: a tick's admissions are on a clock this server read,
+	// so a snapshot taken before them shows as older at the next tick.
+	// The tick happened: a failure here is the next call's to report.
+	s.advanceRoom(ctx, room)
 	r := queue.TickResult{Reclaimed: toInt(res[0]), Abandoned: toInt(res[1]), Purged: toInt(res[2]), NoShows: toInt(res[3]), Idle: toInt(res[4])}
 	for i := 5; i+1 < len(res); i += 2 {
 		if id, ok := res[i].(string); ok {

@@ -194,3 +194,29 @@ func TestDecide(t *testing.T) {
 		})
 	}
 }
+
+func TestRestartFromAnOlderSnapshot(t *testing.T) {
+	s := Start(t)
+	c := s.Client(t)
+	if err := c.Set(ctx(t), "k", "old", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	rdb := s.Snapshot(t)
+	if err := c.Set(ctx(t), "k", "new", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Set(ctx(t), "later", "1", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.RestartFrom(t, rdb)
+	if v, err := c.Get(ctx(t), "k").Result(); err != nil || v != "old" {
+		t.Fatalf("k after the restart from the snapshot = %q, %v; want old", v, err)
+	}
+	if n, err := c.Exists(ctx(t), "later").Result(); err != nil || n != 0 {
+		t.Fatalf("a key written after the snapshot came back: %d %v", n, err)
+	}
+	s.Restart(t) // a plain restart is empty, as before
+	if n, err := c.Exists(ctx(t), "k").Result(); err != nil || n != 0 {
+		t.Fatalf("EXISTS after a plain restart = %d, %v", n, err)
+	}
+}

@@ -6,9 +6,11 @@ package tooltest
 
 import (
 	"bytes"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"testing"
@@ -117,4 +119,52 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// StartNginx runs a real nginx (Debian's /usr/sbin/nginx) with site (a
+// server config for nginx's http context, as deploy/nginx/waitroom.conf)
+// included, and returns once it takes connections on listenAddr, which
+// site must listen on. It skips the test where nginx is not installed.
+func StartNginx(t testing.TB, site, listenAddr string) {
+	t.Helper()
+	bin := Need(t, "/usr/sbin/nginx", "apt-get install nginx")
+	dir := t.TempDir()
+	user := ""
+	if os.Getuid() == 0 {
+		user = "user root root;" // the workers must reach the temp dir
+	}
+	conf := fmt.Sprintf(`%s
+worker_processes 1;
+error_log %[2]s/error.log warn;
+pid %[2]s/nginx.pid;
+events { worker_connections 2048; }
+http {
+    access_log off;
+    client_body_temp_path %[2]s/body;
+    proxy_temp_path %[2]s/proxy;
+    fastcgi_temp_path %[2]s/fastcgi;
+    uwsgi_temp_path %[2]s/uwsgi;
+    scgi_temp_path %[2]s/scgi;
+    include %[2]s/waitroom.conf;
+}
+`, user, dir)
+	if err := os.WriteFile(filepath.Join(dir, "waitroom.conf"), []byte(site), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "nginx.conf"), []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	test := exec.Command(bin, "-t", "-p", dir, "-c", filepath.Join(dir, "nginx.conf"))
+	if out, err := test.CombinedOutput(); err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+	Start(t, exec.Command(bin, "-p", dir, "-c", filepath.Join(dir, "nginx.conf"), "-g", "daemon off;"))
+	WaitListening(t, listenAddr, 10*time.Second)
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(filepath.Join(dir, "error.log")); err == nil {
+				t.Logf("nginx error.log:\n%s", b)
+			}
+		}
+	})
 }
