@@ -44,7 +44,8 @@ func readToken(c echo.Context) (tokenBody, error) {
 // other gets reason other_holder; only the shop may ask that (shopAuth).
 // Only the shop's verify (its key or the admin token) is the visitor
 // arriving at checkout; an anonymous one checks and marks nothing, so a
-// copy of a squatter's token cannot keep its slot from lapsing.
+// script holding a squatted slot's token cannot keep it from lapsing
+// without coming to the shop.
 func handleVerify(line verifier, auth shopAuth) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b, err := readToken(c)
