@@ -4,7 +4,8 @@
 # fresh redis-server and the built waitroom on free loopback ports, creates
 # the room, and runs cmd/shareload twice at once: the attacker from
 # 127.0.0.2 pinned to ATTACKER_CPUS (its places solved on CORES goroutines,
-# WORKERS at once; a squatter that never comes to checkout), and honest
+# WORKERS at once, kept alive while they wait; a squatter that never comes
+# to checkout), and honest
 # visitors arriving at RATE a second from ADDRS addresses 127.0.0.3, ...,
 # each solving its own challenge on one goroutine, pinned with the server
 # and Redis to HONEST_CPUS. It stops everything it started.

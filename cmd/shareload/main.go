@@ -4,8 +4,9 @@
 // with taskset:
 //
 //   - attacker: from one loopback address, --workers places at once, each
-//     solved with --cores goroutines, for --duration; its admitted places
-//     never come to checkout (a squatter).
+//     solved with --cores goroutines, for --duration; it keeps its waiting
+//     places alive (a ticket read every 10 s, as an open page would) but its
+//     admitted places never come to checkout (a squatter).
 //   - honest: visitors arrive at --rate a second from --addrs distinct
 //     loopback addresses, each solving its own challenge on one goroutine at
 //     the price it is quoted, waiting for admission (a ticket read a second),

@@ -67,6 +67,8 @@ func attack(ctx context.Context, c config, out io.Writer) error {
 				if err == nil {
 					places.Add(1)
 					rep.ByState[p.State]++
+					wg.Add(1)
+					go func() { defer wg.Done(); keepAlive(ctx, cl, p) }()
 				}
 				mu.Unlock()
 				if err != nil && ctx.Err() == nil {
@@ -90,6 +92,23 @@ func attack(ctx context.Context, c config, out io.Writer) error {
 		rep.Addr, rep.Workers, rep.Cores, rep.Places, rep.ElapsedS, float64(rep.Places)/rep.ElapsedS, rep.ByState,
 		rep.Solutions, rep.MaxDifficulty, rep.Limited, rep.Errors, rep.LastError, rep.CPUS, rep.PlacesPerCPUS)
 	return writeJSON(out, c.JSON, rep)
+}
+
+// keepAlive reads a waiting place's ticket every 10 s, as an open page
+// would, so that it is not dropped as abandoned (abandon_after_s), until it
+// is admitted or ends: the squatter then lets it lapse unused.
+func keepAlive(ctx context.Context, cl *client, p placed) {
+	for t := p.ticket; t.State == "waiting" || t.State == "scheduled"; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(10 * time.Second):
+		}
+		var err error
+		if t, err = cl.read(ctx, p); err != nil {
+			return
+		}
+	}
 }
 
 // visitorRecord is one honest visitor's course, times from the run's start.
