@@ -455,6 +455,18 @@ type Verdict struct {
 // token verified is its visitor arriving at checkout (Tickets.Arrive): the
 // gate, forward auth and POST /api/tokens/verify all come through here.
 func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
+	return l.verify(ctx, tok, room, true)
+}
+
+// Check is Verify without the arrival: whether the token's slot is held now,
+// asked by someone who is not the visitor's checkout (an anonymous POST
+// /api/tokens/verify: anyone with a copy of the token could otherwise keep
+// a squatted slot from lapsing as a no-show, or move its idle deadline).
+func (l *Line) Check(ctx context.Context, tok, room string) (Verdict, error) {
+	return l.verify(ctx, tok, room, false)
+}
+
+func (l *Line) verify(ctx context.Context, tok, room string, arrive bool) (Verdict, error) {
 	now := l.clock.Now()
 	c, err := l.keys.Verify(tok, now)
 	if err != nil {
@@ -467,7 +479,13 @@ func (l *Line) Verify(ctx context.Context, tok, room string) (Verdict, error) {
 		return Verdict{Claims: c, Reason: "forged"}, nil
 	}
 	// A token shown here is its visitor at checkout: the slot is used.
-	ok, reason, err := l.store.Arrive(ctx, c.Room, c.TicketID, now, l.idleAfter(ctx, c.Room))
+	var ok bool
+	var reason string
+	if arrive {
+		ok, reason, err = l.store.Arrive(ctx, c.Room, c.TicketID, now, l.idleAfter(ctx, c.Room))
+	} else {
+		ok, reason, err = l.store.Active(ctx, c.Room, c.TicketID, now)
+	}
 	if err != nil {
 		return Verdict{}, err
 	}

@@ -6,25 +6,30 @@ import (
 )
 
 // The price of a place with proof of work on rises with the live places
-// (waiting, pre-queue or admitted) that the client's network already holds
-// in the room: the first PowFreePlaces cost the room's pow_cost, and each
-// PowStepPlaces further places add pow_cost again, up to PowMaxFactor times
-// pow_cost. The k-th place of a network (k from 0) costs
+// (waiting, pre-queue or admitted, and no-shows until their session would
+// have ended) that the client's network already holds in the room. The
+// k-th place of a network (k from 0) costs, in expected scrypt runs:
 //
-//	pow_cost                                       k < PowFreePlaces
-//	pow_cost × (1 + (k − PowFreePlaces + 1) / PowStepPlaces), at most PowMaxFactor × pow_cost
+//	pow_cost                                          k < PowFreePlaces (4)
+//	pow_cost × (1 + (k − 3) / PowStepPlaces)          k < PowNATPlaces (100): 2× at the 100th
+//	pow_cost × (2 + (k − 99) / PowSteepPlaces)        beyond: one more pow_cost every 8 places
+//	at most PowMaxFactor × pow_cost
 //
-// (the division rounds down, in expected scrypt runs). A carrier-grade NAT
-// with a hundred people behind one address pays 4× for its 100th place
-// (docs/benchmarks.md has headless Chromium's time: a try's luck is
-// geometric, so the tail is 3× the mean), while one address taking 1,000
-// places pays about 16,500 × pow_cost runs in all: 1.7 core-hours at the
-// default (3.7 ms a run), 6.6 for 2,000, 41 for 5,000 (the total grows with
-// the square of the count).
+// (the divisions round down). Gentle up to a carrier-grade NAT's hundred
+// people behind one address, whose 100th place costs 2× (headless
+// Chromium's time is in docs/benchmarks.md: a try's luck is geometric, so
+// the tail is 3× the mean), steep beyond, where one address is a crowd no
+// NAT of that size would be: 200 places cost 14.5× for the 200th, and
+// 1,000 places about 52,000 × pow_cost runs in all, 5.4 core-hours at the
+// default (3.7 ms a run), 2,000 24 and 5,000 155 (the total grows with the
+// square of the count). A squatter's steady rate on one quiet core is 0.43
+// places a second, 0.54 on two (docs/benchmarks.md, "The attacker's share").
 const (
-	PowFreePlaces = 4
-	PowStepPlaces = 32
-	PowMaxFactor  = 1000
+	PowFreePlaces  = 4
+	PowNATPlaces   = 100
+	PowStepPlaces  = 96
+	PowSteepPlaces = 8
+	PowMaxFactor   = 1000
 )
 
 // ErrUnderpaid: the solution paid less than a new place of this network
@@ -35,14 +40,17 @@ var ErrUnderpaid = errors.New("queue: the proof of work paid less than this netw
 // holds held live places in a room of bp.
 func PowPrice(bp BotProtection, held int64) int64 {
 	base := max(bp.PowCost, 1)
-	if held < PowFreePlaces {
+	switch {
+	case held < PowFreePlaces:
 		return base
+	case held < PowNATPlaces:
+		return base + base*(held-PowFreePlaces+1)/PowStepPlaces
 	}
-	steps := held - PowFreePlaces + 1
-	if steps >= PowStepPlaces*(PowMaxFactor-1) {
+	steps := held - PowNATPlaces + 1
+	if steps >= PowSteepPlaces*(PowMaxFactor-2) {
 		return base * PowMaxFactor
 	}
-	return base + base*steps/PowStepPlaces
+	return 2*base + base*steps/PowSteepPlaces
 }
 
 // powUnlimited is a bound no network reaches: a price at the cap buys any place.

@@ -402,7 +402,7 @@ var SettingFields = []SettingField{
 		Doc:   "a waiter with no sign of life this long loses the place; at least 20 and twice the longest tier interval",
 		check: func(s *Settings) error { return between("abandon_after_s", s.AbandonAfterS, 1, 86_400) }},
 	{Name: "arrival_window_s", Section: SectionPace, Kind: KindNumber, Help: true,
-		Doc:   "an admitted visitor who has not arrived at checkout this long after `orderable_at` loses the slot to the next in line and the token stops verifying; arriving is the first pass through the gate, forward auth or the Go middleware, or a `POST /api/tokens/verify` of the token; 0 is off (a checkout that only verifies offline through the JWKS must turn it off or call verify once)",
+		Doc:   "an admitted visitor who has not arrived at checkout this long after `orderable_at` loses the slot to the next in line and the token stops verifying; arriving is the first pass through the gate, forward auth or the Go middleware, or a `POST /api/tokens/verify` of the token with the shop key or the admin token (an anonymous verify only checks); 0 is off (a checkout that only verifies offline through the JWKS must turn it off or call verify once)",
 		check: func(s *Settings) error { return betweenOff("arrival_window_s", s.ArrivalWindowS, 86_400) }},
 	{Name: "idle_after_s", Section: SectionPace, Kind: KindNumber, Help: true,
 		Doc:   "an admitted visitor who arrived and then made no request through the gate or forward auth (nor a verify of the token) this long loses the slot; 0 is off",

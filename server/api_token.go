@@ -14,6 +14,7 @@ import (
 // verifier is what the token handlers need of the line.
 type verifier interface {
 	Verify(ctx context.Context, tok, room string) (queue.Verdict, error)
+	Check(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 }
@@ -41,6 +42,10 @@ func readToken(c echo.Context) (tokenBody, error) {
 // whether the token's holder may check out now, and if not, why. With a
 // holder, the token is bound to the first holder that presents it, and any
 // other gets reason other_holder; only the shop may ask that (shopAuth).
+// Only the shop's verify (its key or the admin token) is the visitor
+// arriving at checkout; an anonymous one checks and marks nothing, so a
+// script holding a squatted slot's token cannot keep it from lapsing
+// without coming to the shop.
 func handleVerify(line verifier, auth shopAuth) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		b, err := readToken(c)
@@ -50,18 +55,26 @@ func handleVerify(line verifier, auth shopAuth) echo.HandlerFunc {
 		if !validHolder(b.Holder) {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "holder", Message: "holder: at most 128 characters of A-Z a-z 0-9 : . _ -"}
 		}
+		room := b.Room
+		if room == "" {
+			room = roomOf(b.Token)
+		}
 		var v queue.Verdict
-		if b.Holder != "" {
-			room := b.Room
-			if room == "" {
-				room = roomOf(b.Token)
-			}
+		switch {
+		case b.Holder != "":
 			if err := auth.check(c, room); err != nil {
 				return err
 			}
 			v, err = line.Hold(c.Request().Context(), b.Token, b.Room, b.Holder, queue.HoldFirst)
-		} else {
+		case bearer(c) != "":
+			// A credential sent is checked: a shop with a wrong key would
+			// otherwise see its visitors' slots lapse as no-shows.
+			if !auth.valid(bearer(c), room) {
+				return errCredentialForbidden
+			}
 			v, err = line.Verify(c.Request().Context(), b.Token, b.Room)
+		default:
+			v, err = line.Check(c.Request().Context(), b.Token, b.Room)
 		}
 		if err != nil {
 			return err

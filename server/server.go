@@ -114,7 +114,8 @@ func New(line *queue.Line, cfg Config) *Server {
 	work.limit, work.v4Bits = cfg.Challenges, cfg.NetworkIPv4Bits
 
 	var fa echo.HandlerFunc
-	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger}); err == nil {
+	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger,
+		Challenges: cfg.Challenges, NetworkIPv4Bits: cfg.NetworkIPv4Bits}); err == nil {
 		fa = handleForwardAuth(line, f)
 	} else if line.Keys().Issuer != "" {
 		cfg.Logger.Warn("no forward auth", "err", err)

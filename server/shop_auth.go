@@ -32,6 +32,12 @@ var (
 		Message: "holder: the credential sent is neither this room's shop key nor the admin token"}
 )
 
+// errCredentialForbidden: a verify without holder sent a credential that
+// is not the shop's (a shop with a wrong key would otherwise see its
+// visitors' slots lapse as no-shows, its verifies not counting as arrivals).
+var errCredentialForbidden = &apiError{Status: http.StatusForbidden, Code: "credential_forbidden",
+	Message: "Authorization: the credential sent is neither this room's shop key nor the admin token; send none to only check the token"}
+
 // check answers nil when the request bears room's shop key or the admin token.
 func (a shopAuth) check(c echo.Context, room string) error {
 	got := bearer(c)
@@ -39,13 +45,18 @@ func (a shopAuth) check(c echo.Context, room string) error {
 		c.Response().Header().Set("WWW-Authenticate", `Bearer realm="waitroom-shop"`)
 		return errHolderUnauthenticated
 	}
+	if !a.valid(got, room) {
+		return errHolderForbidden
+	}
+	return nil
+}
+
+// valid reports whether got is room's shop key or the admin token.
+func (a shopAuth) valid(got, room string) bool {
 	if a.adminToken != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.adminToken)) == 1 {
-		return nil
+		return true
 	}
-	if room != "" && a.keys.IsShopKey(room, got) {
-		return nil
-	}
-	return errHolderForbidden
+	return room != "" && a.keys.IsShopKey(room, got)
 }
 
 // roomOf is the room a token names (aud), unverified: only to pick whose

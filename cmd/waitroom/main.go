@@ -172,6 +172,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 
 	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
 		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute}})
+	// One count of challenges and solutions per client network, for the API
+	// and the gate alike.
+	challenges := throttle.New(rdb, "challenge", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
+		PerClient: throttle.Limit{N: cfg.ChallengesPerIP, Per: time.Minute}})
 	srv = server.New(line, server.Config{
 		AdminToken: cfg.AdminToken,
 		Secure:     strings.HasPrefix(cfg.PublicURL, "https://"),
@@ -186,8 +190,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		AdminFailures:   adminFailures,
 		AccessLog:       log,
 		NetworkIPv4Bits: cfg.NetworkIPv4Bits,
-		Challenges: throttle.New(rdb, "challenge", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
-			PerClient: throttle.Limit{N: cfg.ChallengesPerIP, Per: time.Minute}}),
+		Challenges:      challenges,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
@@ -225,7 +228,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	httpSrv := srv.HTTPServer(cfg.Addr)
 	httpSrv.IdleTimeout, httpSrv.ConnState = cfg.IdleTimeout, conns.ConnState
 	if cfg.Upstream != "" {
-		if httpSrv.Handler, err = gateHandler(cfg, srv, line, meter, log); err != nil {
+		if httpSrv.Handler, err = gateHandler(cfg, srv, line, meter, challenges, log); err != nil {
 			_ = ln.Close()
 			return err
 		}
@@ -394,7 +397,7 @@ func openOutbox(cfg config, log *slog.Logger, keySecret []byte, onPass func(int,
 // everything else through the gate,
 // outside echo so waitroom's body limit and frame headers never touch
 // upstream traffic.
-func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.Meter, log *slog.Logger) (http.Handler, error) {
+func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.Meter, challenges gate.Challenges, log *slog.Logger) (http.Handler, error) {
 	up, err := url.Parse(cfg.Upstream)
 	if err != nil {
 		return nil, fmt.Errorf("gate: upstream: %w", err)
@@ -402,7 +405,8 @@ func gateHandler(cfg config, srv *server.Server, line *queue.Line, meter *gate.M
 	proxy, err := gate.NewProxy(gate.ProxyConfig{
 		Upstream: up, Protect: cfg.Protect.Paths(), Complete: cfg.GateComplete.Paths(),
 		Room: cfg.GateRoom, Line: line, PublicURL: cfg.PublicURL, Meter: meter, Logger: log,
-		ClientIP: clientip.Extractor(cfg.TrustedProxies),
+		ClientIP:   clientip.Extractor(cfg.TrustedProxies),
+		Challenges: challenges, NetworkIPv4Bits: cfg.NetworkIPv4Bits,
 	})
 	if err != nil {
 		return nil, err

@@ -60,6 +60,7 @@ var cases = []struct {
 	{"HandoffCodesRedeemOnceAndRebind", testHandoffCodesRedeemOnceAndRebind},
 	{"PerClientLimits", testPerClientLimits},
 	{"PricedPlaces", testPricedPlaces},
+	{"NoShowsKeepPricingTheirNetwork", testNoShowsKeepPricingTheirNetwork},
 	{"RestoreHoldsTheCapacityOnce", testRestoreHoldsTheCapacityOnce},
 	{"RoomsAndEpoch", testRoomsAndEpoch},
 	{"ListenHearsAdmissionsAndRoomChanges", testListenHearsAdmissionsAndRoomChanges},

@@ -84,3 +84,51 @@ func testPricedPlaces(t *testing.T, target Open) {
 		})
 	}
 }
+
+// testNoShowsKeepPricingTheirNetwork: a place that lapsed as a no-show
+// counts for its network's price until its session would have ended, so a
+// squatter cannot buy its places back at once at a lower price; a
+// completed place stops counting at once.
+func testNoShowsKeepPricingTheirNetwork(t *testing.T, target Open) {
+	f := newFixture(t, target, noJitter)
+	ctx := context.Background()
+	s := f.room(t, "sale", func(s *queue.Settings) { s.Capacity, s.ArrivalWindowS, s.AbandonAfterS = 2, 60, 3600 })
+	held := func() int64 {
+		t.Helper()
+		n, err := f.line.PlacesHeld(ctx, "sale", "10.0.0.9")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	var toks []string
+	for _, who := range []string{"v:squatter", "v:shopper"} {
+		if err := f.line.LimitClientPaid(ctx, "sale", &s, "10.0.0.9", who, queue.PowPrice(s.BotProtection, held())); err != nil {
+			t.Fatal(err)
+		}
+		_, tok := f.admitted(t, "sale", who)
+		toks = append(toks, tok)
+	}
+	f.at(time.Second)
+	if v := f.verify(t, "sale", toks[1]); !v.Valid { // the shopper comes to checkout
+		t.Fatalf("the shopper: %+v", v)
+	}
+	f.at(61 * time.Second)
+	if r := f.tick(t, "sale"); r.NoShows != 1 {
+		t.Fatalf("the squatter's slot: %+v", r)
+	}
+	if n := held(); n != 2 {
+		t.Fatalf("after the no-show: the network holds %d, want 2 (the no-show still counts)", n)
+	}
+	if _, err := f.line.Complete(ctx, toks[1], "sale"); err != nil {
+		t.Fatal(err)
+	}
+	if n := held(); n != 1 {
+		t.Fatalf("after the shopper completed: holds %d, want 1", n)
+	}
+	// Its session would have ended session_ttl_s after its turn: no longer.
+	f.at(time.Duration(s.SessionTTLS) * time.Second)
+	if n := held(); n != 0 {
+		t.Fatalf("after the no-show's session would have ended: holds %d, want 0", n)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gatekit"
@@ -17,9 +18,22 @@ import (
 
 type clientKey struct{}
 
-func withClient(h http.Handler, ip func(*http.Request) string) http.Handler {
+// Challenges counts the proof-of-work solutions a client network sends, as
+// waitroom's --challenges-per-ip counts them at GET …/challenge and enter
+// (throttle.Failures' Take): checking one runs scrypt, so a flood of
+// made-up solutions through the gate must be bounded like one through the
+// API. nil counts nothing.
+type Challenges interface {
+	Take(ctx context.Context, client string) (time.Duration, bool)
+}
+
+// network is the client network ip belongs to, as prices and the challenge
+// limit count it (clientip.Network).
+func network(ip string, v4Bits int) string { return clientip.Network(ip, v4Bits) }
+
+func withClient(h http.Handler, ip func(*http.Request) string, v4Bits int) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := context.WithValue(r.Context(), clientKey{}, clientip.Bucket(ip(r)))
+		ctx := context.WithValue(r.Context(), clientKey{}, network(ip(r), v4Bits))
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gatekit"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -51,6 +50,9 @@ type ForwardAuthConfig struct {
 	PublicURL    string
 	CookieDomain string
 	Logger       *slog.Logger
+	// Challenges and NetworkIPv4Bits: as ProxyConfig's.
+	Challenges      Challenges
+	NetworkIPv4Bits int
 }
 
 // ForwardAuth is the gate for a proxy that asks before it forwards: nginx
@@ -140,7 +142,7 @@ func (f *ForwardAuth) Check(w http.ResponseWriter, r *http.Request, room string,
 		return fmt.Errorf("gate: forward auth: %w", err)
 	}
 	if orig.Client != "" {
-		visit = visit.WithContext(context.WithValue(visit.Context(), clientKey{}, clientip.Bucket(orig.Client)))
+		visit = visit.WithContext(context.WithValue(visit.Context(), clientKey{}, network(orig.Client, f.cfg.NetworkIPv4Bits)))
 	}
 	rec := &recorder{header: http.Header{}}
 	pass := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -205,7 +207,7 @@ func (f *ForwardAuth) gate(room string) *gatekit.Gate {
 		clear(f.gates)
 	}
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(f.cfg.Line, room),
+		Backend:    newLineBackend(f.cfg.Line, room, f.cfg.Challenges),
 		WaitingURL: f.cfg.PublicURL + "/rooms/" + room,
 		Cookies:    f.cookies,
 		Now:        f.cfg.Line.Now,

@@ -90,6 +90,12 @@ func newFixture(t *testing.T, edit func(*queue.Settings)) *fixture {
 
 func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Settings)) *fixture {
 	t.Helper()
+	return newFixtureProxy(t, rdb, edit, nil)
+}
+
+// newFixtureProxy is newFixtureWith, with proxyEdit changing the gate's config.
+func newFixtureProxy(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Settings), proxyEdit func(*gate.ProxyConfig)) *fixture {
+	t.Helper()
 	keys, err := token.Generate()
 	if err != nil {
 		t.Fatal(err)
@@ -115,10 +121,14 @@ func newFixtureWith(t *testing.T, rdb redis.UniversalClient, edit func(*queue.Se
 	if err := line.PutRoom(context.Background(), room, s); err != nil && !errors.Is(err, queue.ErrUnavailable) {
 		t.Fatal(err) // a test of a dead Redis has no room to put
 	}
-	proxy, err := gate.NewProxy(gate.ProxyConfig{
+	pc := gate.ProxyConfig{
 		Upstream: mustURL(t, f.up.srv.URL), Protect: []string{"/checkout/*", "/api/orders"},
 		Complete: []string{"/api/orders"}, Room: room, Line: line, PublicURL: f.url, Meter: f.meter,
-	})
+	}
+	if proxyEdit != nil {
+		proxyEdit(&pc)
+	}
+	proxy, err := gate.NewProxy(pc)
 	if err != nil {
 		t.Fatal(err)
 	}

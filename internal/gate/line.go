@@ -36,13 +36,14 @@ var _ Line = (*queue.Line)(nil)
 // clients itself, so it asks them for the room's proof of work as
 // waitroom's enter does.
 type lineBackend struct {
-	line Line
-	room string
-	work pow.Gate
+	line  Line
+	room  string
+	work  pow.Gate
+	limit Challenges // nil: no limit
 }
 
-func newLineBackend(line Line, room string) lineBackend {
-	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now)}
+func newLineBackend(line Line, room string, limit Challenges) lineBackend {
+	return lineBackend{line: line, room: room, work: pow.NewGate(line.Keys(), line.Now), limit: limit}
 }
 
 // Verify checks the token, then that visitor holds it. The gate runs on
@@ -123,6 +124,13 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.
 		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
 	bucket, _ := ctx.Value(clientKey{}).(string)
+	if payload != "" && s.BotProtection.PowOn() && b.limit != nil && bucket != "" {
+		// Checking a solution runs scrypt once: counted as waitroom's enter counts it.
+		if wait, ok := b.limit.Take(ctx, bucket); !ok {
+			return queue.View{}, &gatekit.Limited{Code: queue.CodeRateLimited, RetryAfter: max(wait, time.Second),
+				Message: "too many proof-of-work challenges and solutions from this network; retry after a while"}
+		}
+	}
 	t, s, err := b.work.Enter(ctx, b.line, s, b.room, pow.Client{Identity: identity, Bucket: bucket}, payload)
 	var refused *pow.Refusal
 	if errors.As(err, &refused) {

@@ -29,6 +29,12 @@ type ProxyConfig struct {
 	Complete []string
 	// Room is the room whose line guards the upstream.
 	Room string
+	// Challenges counts the solutions (X-Waitroom-Pow) a client network
+	// sends, against waitroom's --challenges-per-ip; nil: no limit.
+	Challenges Challenges
+	// NetworkIPv4Bits is the IPv4 prefix a client network is counted by
+	// for its price and Challenges (--network-ipv4-prefix; 0 or 32: each address).
+	NetworkIPv4Bits int
 	// Line is waitroom's line; *queue.Line.
 	Line Line
 	// PublicURL is waitroom's public URL: the waiting page is
@@ -77,7 +83,7 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	}
 	public := strings.TrimRight(cfg.PublicURL, "/")
 	g := gatekit.New(gatekit.Config{
-		Backend:    newLineBackend(cfg.Line, cfg.Room),
+		Backend:    newLineBackend(cfg.Line, cfg.Room, cfg.Challenges),
 		Protect:    protect,
 		Complete:   complete,
 		WaitingURL: public + "/rooms/" + cfg.Room,
@@ -91,7 +97,7 @@ func NewProxy(cfg ProxyConfig) (http.Handler, error) {
 	if cfg.ClientIP == nil {
 		cfg.ClientIP = clientip.Peer
 	}
-	return withClient(g.Handler(pass, through), cfg.ClientIP), nil
+	return withClient(g.Handler(pass, through), cfg.ClientIP, cfg.NetworkIPv4Bits), nil
 }
 
 func (cfg *ProxyConfig) check() error {

@@ -69,7 +69,7 @@ func placesOf(r *room, n int64) (func(string) *record, func(string, int64) bool)
 	// while the claimed place has not come yet.
 	counts := func(who string, deadline int64) bool {
 		rec := record(who)
-		if rec.live(n) {
+		if rec.counted(n) {
 			return true
 		}
 		if rec != nil && rec.entered >= deadline-window {
@@ -101,7 +101,7 @@ func (s *Store) PlacesHeld(_ context.Context, room, bucketID string, now time.Ti
 	})
 	for _, who := range members[:min(len(members), queue.PlacesSweep)] {
 		switch {
-		case record(who).live(n):
+		case record(who).counted(n):
 			if b.claims[who] <= n {
 				b.claims[who] = n
 			}

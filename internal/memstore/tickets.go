@@ -56,6 +56,13 @@ func (rec *record) live(now int64) bool {
 	return rec != nil && (rec.state == queue.StateWaiting || rec.state == queue.StateScheduled || (rec.state == queue.StateAdmitted && rec.expires > now))
 }
 
+// counted reports whether a record counts for its client bucket's places at
+// now (ms): while live, and a no-show until its session would have ended
+// (held.lua's counted).
+func (rec *record) counted(now int64) bool {
+	return rec.live(now) || (rec != nil && rec.state == queue.StateExpired && rec.reason == "no_show" && rec.expires > now)
+}
+
 // budgetAt is the tick that now falls in and the admissions it used; ticks
 // are compared by their start, so a change of pace holds.
 func (r *room) budgetAt(now, interval int64) (start, used int64) {

@@ -31,11 +31,18 @@ local function live(rec)
   return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
 end
 
+-- A no-show counts until its session would have ended (its expiry, or the
+-- purge of its record): a squatter's place that lapsed unused still prices
+-- its network's next one, as if it had been held (queue.PowPrice).
+local function counted(rec)
+  return live(rec) or (rec ~= nil and rec.st == 'expired' and rec.r == 'no_show' and (tonumber(rec.x) or 0) > now)
+end
+
 local members = redis.call('ZRANGE', KEYS[3], 0, sweep - 1, 'WITHSCORES')
 for i = 1, #members, 2 do
   local who, score = members[i], tonumber(members[i + 1])
   local rec = record(who)
-  if live(rec) then
+  if counted(rec) then
     if score <= now then redis.call('ZADD', KEYS[3], 'XX', now, who) end
   elseif (rec ~= nil and tonumber(rec.e) >= score - window) or score <= now then
     redis.call('ZREM', KEYS[3], who)

@@ -1,7 +1,8 @@
 -- places: does identity hold a live place, and may its client bucket take one more?
 -- A bucket's set names the identities whose places it holds, each scored by the
 -- deadline of its claim: a claim that never became a place lapses then, and a
--- place that ended (abandoned, reclaimed, completed, left) stops counting.
+-- place that ended (abandoned, reclaimed, completed, left) stops counting;
+-- a no-show counts until its session would have ended.
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] visitors HASH identity -> ticket member (before)
 -- KEYS[2] tickets  HASH ticket member -> record (before)
@@ -30,12 +31,19 @@ local function live(rec)
   return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
 end
 
+-- A no-show counts until its session would have ended (its expiry, or the
+-- purge of its record): a squatter's place that lapsed unused still prices
+-- its network's next one, as if it had been held (queue.PowPrice).
+local function counted(rec)
+  return live(rec) or (rec ~= nil and rec.st == 'expired' and rec.r == 'no_show' and (tonumber(rec.x) or 0) > now)
+end
+
 -- A member counts while its place lives, or, until its claim's deadline,
 -- while the claimed place has not come yet (a place that came and ended
 -- entered after the claim was made).
 local function counts(who, deadline)
   local rec = record(who)
-  if live(rec) then return true end
+  if counted(rec) then return true end
   if rec ~= nil and tonumber(rec.e) >= deadline - window then return false end
   return deadline > now
 end

@@ -13,7 +13,8 @@ import (
 // checkout here: a token this middleware's visitor entered for passes
 // offline, but waitroom counts an admitted slot unused (and gives it to the
 // next in line after the room's arrival_window_s) until someone verifies
-// it. The verify carries no holder, so it binds nothing. Afterwards the
+// it. The verify carries no holder, so it binds nothing, but it carries
+// the shop's Credential: only the shop's verify counts as an arrival. Afterwards the
 // token passes offline as before (held). When waitroom cannot be asked the
 // token passes offline, and the next request asks again.
 func (b *backend) arrive(ctx context.Context, tok, holder string, v gatekit.Verdict) (gatekit.Verdict, error) {
@@ -23,6 +24,7 @@ func (b *backend) arrive(ctx context.Context, tok, holder string, v gatekit.Verd
 		return v, nil
 	}
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+b.cfg.Credential)
 	var out struct {
 		Valid  bool   `json:"valid"`
 		Reason string `json:"reason"`
