@@ -105,4 +105,3 @@ func firstLines(s string, n int) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
