@@ -15,7 +15,7 @@ import (
 )
 
 // EmbedDemoHandler serves an example shop page that embeds room's line from
-// the waitroom at waitroomURL with the SDK, as the README tells shops to.
+// the waitroom at waitroomURL with the SDK, as docs/embedding.md tells shops to.
 func EmbedDemoHandler(waitroomURL, room string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {

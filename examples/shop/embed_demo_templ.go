@@ -12,7 +12,7 @@ import templruntime "github.com/a-h/templ/runtime"
 import "github.com/waitroom/waitroom/static"
 
 // embedDemoPage is an example shop page on its own origin that embeds a
-// room's line with the SDK, the way the README's snippet does.
+// room's line with the SDK, the way docs/embedding.md's snippet does.
 func embedDemoPage(p embedDemoProps) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
