@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -80,4 +81,13 @@ type FailureCounter interface {
 type Revocations interface {
 	Revoke(ctx context.Context, id string, until time.Time) error
 	Revoked(ctx context.Context, id string) (bool, error)
+}
+
+// History keeps rooms' minutes for the sale's history (*history.Store).
+type History interface {
+	Record(ctx context.Context, room string, at time.Time, r history.Reading) (bool, error)
+	Add(room string, at time.Time, f history.Figure, n int64)
+	Flush(ctx context.Context) error
+	Range(ctx context.Context, room string, from, to time.Time) ([]history.Minute, error)
+	Since(ctx context.Context, room string, now time.Time) (time.Time, bool, error)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
@@ -35,6 +36,10 @@ type samplerConfig struct {
 	every  time.Duration // between rounds
 	keep   time.Duration // history kept for the charts
 	window time.Duration // rates are averaged over this
+	// hist keeps each room's minutes for the sale's history; nil: none.
+	hist History
+	// degraded says whether this server answers in degraded mode now; nil: never.
+	degraded func() bool
 }
 
 // sampler reads every room's counters every few seconds and keeps the last
@@ -54,6 +59,10 @@ type sampler struct {
 	order    []string // rooms as last listed
 	listed   bool     // the last round could list the rooms
 	outboxes []outboxSample
+
+	// recorded is the last minute whose reading this server sent to the
+	// history, per room (only round touches it).
+	recorded map[string]time.Time
 }
 
 type roomSeries struct {
@@ -71,6 +80,8 @@ type sample struct {
 	// and left idle (idle_after_s), totals and per second.
 	noShows, idle        int64
 	noShowRate, idleRate *float64
+	// reading is the room's counters as the history keeps them.
+	reading history.Reading
 }
 
 type outboxSample struct {
@@ -80,7 +91,8 @@ type outboxSample struct {
 
 func newSampler(cfg samplerConfig) *sampler {
 	// Redis is assumed up until a round says otherwise.
-	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator()}
+	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator(),
+		recorded: map[string]time.Time{}}
 }
 
 // run samples at once, then every interval, until ctx ends.
@@ -120,8 +132,49 @@ func (s *sampler) round(ctx context.Context) {
 			s.mu.Unlock()
 		}
 	}
+	s.record(ctx, now)
 	if s.after != nil {
 		s.after()
+	}
+}
+
+// record sends the history this round's figures: each room's reading once
+// a minute (the first server to send a minute wins), and this server's
+// degraded time, kept until Redis takes them.
+func (s *sampler) record(ctx context.Context, now time.Time) {
+	if s.hist == nil {
+		return
+	}
+	minute := now.UTC().Truncate(time.Minute)
+	s.mu.Lock()
+	order := slices.Clone(s.order)
+	var due []sample
+	var dueRooms []string
+	for _, room := range order {
+		rs := s.rooms[room]
+		if rs == nil || len(rs.samples) == 0 || s.recorded[room].Equal(minute) {
+			continue
+		}
+		if last := rs.samples[len(rs.samples)-1]; last.at.Equal(now) {
+			due, dueRooms = append(due, last), append(dueRooms, room)
+		}
+	}
+	s.mu.Unlock()
+	if s.degraded != nil && s.degraded() {
+		secs := max(int64(s.every.Round(time.Second)/time.Second), 1)
+		for _, room := range order {
+			s.hist.Add(room, now, history.DegradedSeconds, secs)
+		}
+	}
+	for i, smp := range due {
+		if _, err := s.hist.Record(ctx, dueRooms[i], now, smp.reading); err != nil {
+			s.log.Debug("dashboard: history", "room", dueRooms[i], "err", err)
+			continue
+		}
+		s.recorded[dueRooms[i]] = minute
+	}
+	if err := s.hist.Flush(ctx); err != nil {
+		s.log.Debug("dashboard: history", "err", err)
 	}
 }
 
@@ -171,7 +224,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 		smp := sample{
 			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
-			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal,
+			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal, reading: history.FromStats(r.stats),
 		}
 		s.derive(&smp, rs.samples)
 		smp.tailETA = s.tailWait(r.room, &r.settings, r.stats, now)
