@@ -106,9 +106,9 @@ func TestRoomReportExport(t *testing.T) {
 	}
 
 	for q, field := range map[string]string{
-		"?from=yesterday":   "from",
-		"?to=2026-13-01":    "to",
-		"?format=xml":       "format",
+		"?from=yesterday": "from",
+		"?to=2026-13-01":  "to",
+		"?format=xml":     "format",
 		"?from=" + start.Add(time.Hour).Format(time.RFC3339) + "&to=" + start.Format(time.RFC3339): "to",
 	} {
 		r := e.admin("GET", "/admin/api/rooms/sale/report"+q, "")

@@ -171,6 +171,7 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 		{post, "/admin/rooms/:room/delete", h.Delete, form, "dashboard: delete a room"},
 		{post, "/admin/rooms/:room/controls", h.Controls, form, "dashboard: pause, pace, capacity"},
 		{post, "/admin/rooms/:room/open", h.OpenNow, form, "dashboard: open now (a scheduled opening)"},
+		{get, "/admin/rooms/:room/report", h.Report, page, "dashboard: the printable sale report (format=csv|json: its minutes)"},
 		{post, "/admin/degrade", h.Degrade, form, "dashboard: the degraded-mode drill"},
 	}
 }

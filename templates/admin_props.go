@@ -4,7 +4,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -143,6 +145,24 @@ type AdminRoomProps struct {
 	Saved         bool
 	// Opening is the scheduled opening; nil when the room has none.
 	Opening *AdminOpening
+	// Range, when set, is the span of the sale's history the charts show
+	// instead of the live 15 minutes; History says there is a history.
+	Range   *AdminRange
+	History bool
+}
+
+// AdminRange is a span of the sale's history; Sale: the whole of it.
+type AdminRange struct {
+	From, To time.Time
+	Sale     bool
+}
+
+// AdminReportProps is the printable sale report.
+type AdminReportProps struct {
+	AdminPage
+	Room, Title string
+	Summary     history.Summary
+	Keep        time.Duration // how long the history is kept
 }
 
 // AdminRoomFormProps is the create and edit form. Values are the inputs as

@@ -10,6 +10,7 @@ import { Live, LiveStatus } from "./admin_live";
 import { Series } from "./admin_series";
 import { parseOverview, parseRoomMessage, Point, RoomView } from "./admin_types";
 import { View } from "./admin_view";
+import { localTimes } from "./admin_times";
 
 function json<T>(id: string, fallback: T): T {
   try {
@@ -48,9 +49,12 @@ function startLive(path: string, strings: Strings, onMessage: (text: string) => 
 
 function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: string): void {
   const view = new View(document, strings, lang);
-  const series = new Series(json<Point[]>("admin-series", []));
+  // A range of the sale's history is drawn as the page gave it; the live
+  // figures above it stay live.
+  const ranged = root.querySelector<HTMLElement>("[data-range]")?.dataset.range === "range";
+  const series = new Series(json<Point[]>("admin-series", []), ranged ? Infinity : undefined);
   const initial = json<RoomView | null>("admin-live", null);
-  if (initial) series.add(initial.point);
+  if (initial && !ranged) series.add(initial.point);
   let charts: Charts | null = null;
   try {
     charts = new Charts(root, series, strings, lang);
@@ -66,7 +70,7 @@ function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: strin
       return;
     }
     view.room(m);
-    if (series.add(m.point)) charts?.update();
+    if (!ranged && series.add(m.point)) charts?.update();
   });
 }
 
@@ -86,6 +90,10 @@ function main(): void {
   if (room) roomPage(room, strings, lang, csrf);
   const rooms = document.querySelector<HTMLElement>("[data-admin-rooms]");
   if (rooms) roomsPage(rooms, strings, lang);
+  localTimes(document, lang);
+  for (const b of Array.from(document.querySelectorAll<HTMLElement>("[data-print]"))) {
+    b.addEventListener("click", () => window.print());
+  }
   const form = document.querySelector<HTMLFormElement>("form[data-room-form]");
   if (form && csrf) roomForm(form, csrf);
 }

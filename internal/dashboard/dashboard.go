@@ -156,7 +156,7 @@ type Handlers struct {
 	CreatePage, Create, Validate          echo.HandlerFunc
 	Room, RoomLive, EditPage, Edit        echo.HandlerFunc
 	DeletePage, Delete, Controls, Degrade echo.HandlerFunc
-	OpenNow                               echo.HandlerFunc
+	OpenNow, Report                       echo.HandlerFunc
 }
 
 // Handlers builds the dashboard's endpoints.
@@ -173,6 +173,6 @@ func (d *Dashboard) Handlers() Handlers {
 		EditPage: handleEditPage(d, store), Edit: handleEdit(d, store, d.d.Line),
 		DeletePage: handleDeletePage(d, store), Delete: handleDelete(d, store, d.d.Line),
 		Controls: handleControls(d, store, d.d.Line), Degrade: handleDegrade(d, d.d.Avail, store),
-		OpenNow: handleOpenNow(d, d.d.Line),
+		OpenNow: handleOpenNow(d, d.d.Line), Report: d.handleReport,
 	}
 }

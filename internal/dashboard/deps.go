@@ -88,6 +88,7 @@ type History interface {
 	Record(ctx context.Context, room string, at time.Time, r history.Reading) (bool, error)
 	Add(room string, at time.Time, f history.Figure, n int64)
 	Flush(ctx context.Context) error
-	Range(ctx context.Context, room string, from, to time.Time) ([]history.Minute, error)
-	Since(ctx context.Context, room string, now time.Time) (time.Time, bool, error)
+	Window(ctx context.Context, room, from, to string, now time.Time) (time.Time, time.Time, error)
+	Load(ctx context.Context, room string, from, to, now time.Time, live func(context.Context) (history.Reading, error)) (history.Report, error)
+	Keep() time.Duration
 }
