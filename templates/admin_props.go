@@ -270,11 +270,20 @@ func withPlaceholders(s string, kv ...string) string {
 	return s
 }
 
-// AdminFormatRate shows a per-second rate with one decimal ("12.5/s"), or
-// n/a. web/admin_format.ts formatRate is the same.
+// AdminFormatRate shows a per-second rate with one decimal ("12.5/s"); a
+// rate under one a second as one every so often ("1 per 30 s", "1 per 4
+// min"), so a slow room does not read as stopped; or n/a.
+// web/admin_format.ts formatRate is the same.
 func AdminFormatRate(lang Lang, v *float64) string {
 	if v == nil {
 		return T(lang, "admin.na")
+	}
+	if *v > 0 && *v < 0.95 {
+		every := int64(1 / *v + 0.5)
+		if every >= 120 {
+			return withPlaceholders(T(lang, "admin.unit.one_per_min"), "n", FormatNumber(lang, (every+30)/60))
+		}
+		return withPlaceholders(T(lang, "admin.unit.one_per_s"), "n", FormatNumber(lang, every))
 	}
 	return withPlaceholders(T(lang, "admin.unit.per_s"), "n", formatDecimal(lang, *v))
 }

@@ -11,6 +11,7 @@ import { Series } from "./admin_series";
 import { parseOverview, parseRoomMessage, Point, RoomView } from "./admin_types";
 import { View } from "./admin_view";
 import { localTimes } from "./admin_times";
+import { confirmActions } from "./admin_confirm";
 
 function json<T>(id: string, fallback: T): T {
   try {
@@ -91,6 +92,7 @@ function main(): void {
   const rooms = document.querySelector<HTMLElement>("[data-admin-rooms]");
   if (rooms) roomsPage(rooms, strings, lang);
   localTimes(document, lang);
+  confirmActions(document);
   for (const b of Array.from(document.querySelectorAll<HTMLElement>("[data-print]"))) {
     b.addEventListener("click", () => window.print());
   }

@@ -248,19 +248,40 @@ func (s *sampler) derive(cur *sample, prev []sample) {
 	if dt <= 0 {
 		return
 	}
-	rate := func(a, b int64) *float64 {
+	start := len(prev) - 1
+	for start > 0 && !prev[start-1].at.Before(cur.at.Add(-s.window)) {
+		start--
+	}
+	// A slow room (1 admission per 30 s) would read 0 in most windows and
+	// a burst in the rest: with fewer than fewEvents in the window, the
+	// rate looks further back, up to slowWindow, until it has them.
+	rate := func(get func(*sample) int64) *float64 {
+		a, b := get(&from), get(cur)
 		if b < a {
 			return nil
 		}
-		r := float64(b-a) / dt
+		span := dt
+		for i := start - 1; i >= 0 && b-a < fewEvents && !prev[i].at.Before(cur.at.Add(-slowWindow)); i-- {
+			if get(&prev[i]) > a {
+				break // a reset in between
+			}
+			a, span = get(&prev[i]), cur.at.Sub(prev[i].at).Seconds()
+		}
+		r := float64(b-a) / span
 		return &r
 	}
-	cur.admittedRate = rate(from.admitted, cur.admitted)
-	cur.entryRate = rate(from.entered, cur.entered)
-	cur.abandonRate = rate(from.abandoned, cur.abandoned)
-	cur.noShowRate = rate(from.noShows, cur.noShows)
-	cur.idleRate = rate(from.idle, cur.idle)
+	cur.admittedRate = rate(func(x *sample) int64 { return x.admitted })
+	cur.entryRate = rate(func(x *sample) int64 { return x.entered })
+	cur.abandonRate = rate(func(x *sample) int64 { return x.abandoned })
+	cur.noShowRate = rate(func(x *sample) int64 { return x.noShows })
+	cur.idleRate = rate(func(x *sample) int64 { return x.idle })
 }
+
+// A rate with fewer than fewEvents in its window looks back up to slowWindow.
+const (
+	fewEvents  = 3
+	slowWindow = 5 * time.Minute
+)
 
 // tailWait is how long the last in line will wait, in seconds, by the
 // estimate the waiters get: not waiting ÷ the last seconds' rate, which
