@@ -79,11 +79,14 @@ type AdminRoomView struct {
 	LineReason     string            `json:"line_reason"`
 	// LineSignalError is why the adaptive signal could not be read (its
 	// error, not words: shown as code); "" when it was.
-	LineSignalError string      `json:"line_signal_error,omitempty"`
-	WaitP50S        *float64    `json:"wait_p50_s"`
-	WaitP95S        *float64    `json:"wait_p95_s"`
-	Point           AdminPoint  `json:"point"` // the latest sample
-	Health          AdminHealth `json:"health"`
+	LineSignalError string   `json:"line_signal_error,omitempty"`
+	WaitP50S        *float64 `json:"wait_p50_s"`
+	WaitP95S        *float64 `json:"wait_p95_s"`
+	// NoCheckout: target_url is still the default page saying the room
+	// has no checkout.
+	NoCheckout bool        `json:"no_checkout"`
+	Point      AdminPoint  `json:"point"` // the latest sample
+	Health     AdminHealth `json:"health"`
 }
 
 // AdminRoomSummary is a row of the rooms list.

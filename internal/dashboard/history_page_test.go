@@ -109,3 +109,21 @@ func TestRoomPageDrawsTheWholeSale(t *testing.T) {
 		t.Fatalf("CSV %s: %d %d lines, %v", csvLink, p.status, len(recs), err)
 	}
 }
+
+func TestRoomWithoutCheckoutWarns(t *testing.T) {
+	site := newSite(t, siteOptions{})
+	site.putRoom("bare", queue.DefaultSettings())
+	shop := queue.DefaultSettings()
+	shop.TargetURL = "https://shop.example/checkout"
+	site.putRoom("shop", shop)
+	b := site.browser()
+	b.signIn()
+	p := b.get("/admin/rooms/bare")
+	w := p.doc.Find(`[data-testid="no-checkout-warning"]`)
+	if w.Length() != 1 || w.Find("a").AttrOr("href", "") != "/admin/rooms/bare/edit#field-target_url" {
+		t.Fatalf("no warning with the fix on a room without checkout: %s", p.body)
+	}
+	if p := b.get("/admin/rooms/shop"); p.doc.Find(`[data-testid="no-checkout-warning"]`).Length() != 0 {
+		t.Error("a room with a checkout is warned about")
+	}
+}

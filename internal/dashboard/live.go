@@ -104,8 +104,9 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 		Room: room, Title: s.Title.String(), Titles: s.Title.ByLang(), Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut, Scheduled: s.Scheduled(d.d.Clock.Now()),
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
 		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
-		Point:  point(latest),
-		Health: d.health(ctx),
+		NoCheckout: s.TargetURL == queue.DefaultSettings().TargetURL,
+		Point:      point(latest),
+		Health:     d.health(ctx),
 	}
 	d.lineState(&v)
 	if d.d.Waits != nil {
