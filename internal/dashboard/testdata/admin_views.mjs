@@ -240,6 +240,12 @@ async function main(browser) {
     ]);
     await page.waitForLoadState("load");
     await page.locator(tid("form-error")).waitFor({ timeout: WAIT_MS });
+    // The refused page opens at its first message, its input focused.
+    seen[`${lang}-${vp.name}-refused`] = await page.evaluate(() => {
+      const el = document.activeElement;
+      const r = el?.getBoundingClientRect();
+      return { reason: el?.getAttribute("name") ?? "", signal: r && r.top >= 0 && r.bottom <= window.innerHeight ? "in view" : "out of view" };
+    });
     results.push(await audit(page, "form-refused", lang, vp));
 
     await visit("form-edit", `/admin/rooms/${ROOMS.adaptive}/edit`);
