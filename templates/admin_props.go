@@ -41,8 +41,11 @@ type AdminOutbox struct {
 // AdminPoint is one sample of a room for the charts: Unix ms and the values.
 // A nil rate is unknown (the first sample, or counters that were reset).
 type AdminPoint struct {
-	T             int64    `json:"t"`
+	T int64 `json:"t"`
+	// Waiting counts everyone waiting, the pre-queue of a scheduled
+	// opening (PreQueue) included.
 	Waiting       int64    `json:"waiting"`
+	PreQueue      int64    `json:"pre_queue"`
 	Active        int64    `json:"active"`
 	Capacity      int64    `json:"capacity"`
 	AdmittedPerS  *float64 `json:"admitted_per_s"`
@@ -103,6 +106,7 @@ type AdminRoomSummary struct {
 	Active       int64             `json:"active"`
 	Capacity     int64             `json:"capacity"`
 	AdmittedPerS *float64          `json:"admitted_per_s"`
+	PreQueue     int64             `json:"pre_queue"` // of Waiting
 }
 
 // AdminOverview is the rooms list, live.

@@ -127,3 +127,36 @@ func TestRoomWithoutCheckoutWarns(t *testing.T) {
 		t.Error("a room with a checkout is warned about")
 	}
 }
+
+// "Waiting" counts the pre-queue of a scheduled opening, which it names.
+func TestWaitingCountsThePreQueue(t *testing.T) {
+	site := newSite(t, siteOptions{})
+	s := queue.DefaultSettings()
+	opens := time.Now().Add(time.Hour).UTC().Truncate(time.Second)
+	s.OpensAt = &opens
+	site.putRoom("drop", s)
+	for _, who := range []string{"v:a", "v:b", "v:c"} {
+		if tk, _, err := site.line.Enter(context.Background(), "drop", who); err != nil || tk.State != queue.StateScheduled {
+			t.Fatalf("enter %s: %+v %v", who, tk, err)
+		}
+	}
+	b := site.browser()
+	b.signIn()
+	p := b.get("/admin/rooms/drop")
+	want := strings.ReplaceAll(templates.T(templates.English, "admin.stat.pre_queue"), "{n}", "3")
+	if byTestID(t, p, "stat-waiting") != "3" || byTestID(t, p, "stat-pre-queue") != want || !shown(p, "stat-pre-queue") {
+		t.Errorf("room page: waiting %q, %q", byTestID(t, p, "stat-waiting"), byTestID(t, p, "stat-pre-queue"))
+	}
+	// The list shows the sampler's latest round, which may predate the
+	// entries: look until one after them (rounds every 200 ms).
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		p = b.get("/admin")
+		got := strings.TrimSpace(p.doc.Find(`[data-room="drop"] [data-field="waiting"]`).Text())
+		if got == "3" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("rooms list: waiting %q, want 3", got)
+		}
+	}
+}

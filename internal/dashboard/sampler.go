@@ -73,6 +73,7 @@ type roomSeries struct {
 type sample struct {
 	at                           time.Time
 	waiting, active, capacity    int64
+	scheduled                    int64 // in the pre-queue of a scheduled opening
 	entered, admitted, abandoned int64
 	admittedRate, entryRate      *float64
 	abandonRate, tailETA         *float64
@@ -222,7 +223,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 			s.rooms[r.room] = rs
 		}
 		smp := sample{
-			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
+			at: now, waiting: r.stats.Waiting, scheduled: r.stats.Scheduled, active: r.stats.Active, capacity: r.settings.Capacity,
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
 			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal, reading: history.FromStats(r.stats),
 		}
@@ -414,7 +415,7 @@ func (s *sampler) refresh(ctx context.Context, room string) {
 		return // a round got there first
 	}
 	s.rooms[room] = &roomSeries{samples: []sample{{
-		at: now, waiting: stats.Waiting, active: stats.Active, capacity: st.Capacity,
+		at: now, waiting: stats.Waiting, scheduled: stats.Scheduled, active: stats.Active, capacity: st.Capacity,
 		entered: stats.EnteredTotal, admitted: stats.AdmittedTotal, abandoned: stats.AbandonedTotal,
 	}}}
 	if !slices.Contains(s.order, room) {
