@@ -142,13 +142,19 @@ func TestWaitingCountsThePreQueue(t *testing.T) {
 	}
 	b := site.browser()
 	b.signIn()
-	p := b.get("/admin/rooms/drop")
 	want := strings.ReplaceAll(templates.T(templates.English, "admin.stat.pre_queue"), "{n}", "3")
-	if byTestID(t, p, "stat-waiting") != "3" || byTestID(t, p, "stat-pre-queue") != want || !shown(p, "stat-pre-queue") {
-		t.Errorf("room page: waiting %q, %q", byTestID(t, p, "stat-waiting"), byTestID(t, p, "stat-pre-queue"))
-	}
-	// The list shows the sampler's latest round, which may predate the
+	// Pages show the sampler's latest round, which may predate the
 	// entries: look until one after them (rounds every 200 ms).
+	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
+		p := b.get("/admin/rooms/drop")
+		if byTestID(t, p, "stat-waiting") == "3" && byTestID(t, p, "stat-pre-queue") == want && shown(p, "stat-pre-queue") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("room page: waiting %q, %q", byTestID(t, p, "stat-waiting"), byTestID(t, p, "stat-pre-queue"))
+		}
+	}
+	var p page
 	for deadline := time.Now().Add(wait); ; time.Sleep(100 * time.Millisecond) {
 		p = b.get("/admin")
 		got := strings.TrimSpace(p.doc.Find(`[data-room="drop"] [data-field="waiting"]`).Text())
