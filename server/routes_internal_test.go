@@ -16,8 +16,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/dashboard"
-	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
