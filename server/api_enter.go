@@ -1,12 +1,14 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -104,14 +106,29 @@ func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, u
 		}
 	}
 	client := pow.Client{Identity: identity, Bucket: g.network(c)}
+	var t queue.Ticket
 	if challenge {
-		return g.Enter(ctx, line, s, room, client, powPayload)
+		t, s, err = g.Enter(ctx, line, s, room, client, powPayload)
+	} else {
+		var proof queue.EntryProof
+		if proof, err = g.Proof(ctx, line, s, room, client, powPayload); err == nil {
+			t, s, err = line.EnterWith(ctx, room, identity, proof)
+		}
 	}
-	proof, err := g.Proof(ctx, line, s, room, client, powPayload)
-	if err != nil {
-		return queue.Ticket{}, queue.Settings{}, err
+	countWork(g, room, s, powPayload, err)
+	return t, s, err
+}
+
+// countWork adds an enter's proof of work to the sale's history: a
+// solution that bought a place, or a refusal that carried a fresh challenge.
+func countWork(g powGate, room string, s queue.Settings, powPayload string, err error) {
+	var r *pow.Refusal
+	switch {
+	case err == nil && powPayload != "" && s.BotProtection.PowOn():
+		g.count(room, history.ChallengesSolved)
+	case errors.As(err, &r):
+		g.count(room, history.ChallengesIssued)
 	}
-	return line.EnterWith(ctx, room, identity, proof)
 }
 
 func roomParam(c echo.Context) (string, error) {

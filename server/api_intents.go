@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 )
 
@@ -107,6 +108,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	in, created, err := store.Accept(c.Request().Context(), room, visitor, payload)
 	if created {
 		held.created()
+		g.work.count(room, history.Intents)
 	} else {
 		held.cancel(now) // a repeat (or a failure) is no new intent
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/pow"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -30,6 +31,20 @@ type powGate struct {
 	v4Bits int
 	local  *pow.SpentSet
 	now    func() time.Time
+	// figures counts challenges and intents into the sale's history; nil: none.
+	figures figureCounter
+}
+
+// figureCounter adds to the sale's history (*history.Store's Add).
+type figureCounter interface {
+	Add(room string, at time.Time, f history.Figure, n int64)
+}
+
+// count adds one of f to room's current minute.
+func (g powGate) count(room string, f history.Figure) {
+	if g.figures != nil {
+		g.figures.Add(room, g.now(), f, 1)
+	}
 }
 
 // challengeCounter is throttle.Failures' Take: one use by a client bucket,
@@ -132,6 +147,7 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err != nil {
 			return err
 		}
+		g.count(room, history.ChallengesIssued)
 		c.Response().Header().Set("Cache-Control", "no-store")
 		return c.JSON(http.StatusOK, ch)
 	}

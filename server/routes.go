@@ -62,6 +62,10 @@ func (s *Server) routes(d routeDeps) []Route {
 		a := acceptPageDeps{line: line, deg: deg, ids: ids, guard: g, store: d.cfg.Intents}
 		acceptPage, acceptForm = handleAcceptPage(a), handleAcceptForm(a)
 	}
+	var report echo.HandlerFunc
+	if d.cfg.History != nil {
+		report = handleRoomReport(line, d.cfg.History)
+	}
 	var metrics echo.HandlerFunc
 	if d.cfg.Metrics != nil {
 		metrics = echo.WrapHandler(d.cfg.Metrics)
@@ -125,6 +129,7 @@ func (s *Server) routes(d routeDeps) []Route {
 		{del, "/admin/api/rooms/:room", handleDeleteRoom(line, d.cfg.Logger), admin, "admin API: delete a room"},
 		{get, "/admin/api/rooms/:room/shop-key", handleShopKey(line.Keys()), admin, "admin API: the room's shop key (binds tokens to holders)"},
 		{get, "/admin/api/rooms/:room/stats", handleRoomStats(line), admin, "admin API: a room's figures"},
+		{get, "/admin/api/rooms/:room/report", report, admin, "admin API: the sale's history minute by minute, and its summary (JSON or CSV)"},
 		{post, "/admin/api/rooms/:room/sold-out", handleSoldOut(line, d.cfg.Logger), admin, "admin API: end the sale (sold out) or undo it"},
 		{get, "/admin/api/rooms/:room/draw", handleRoomDraw(line), admin, "admin API: the scheduled opening and its draw's record"},
 		{post, "/admin/api/rooms/:room/open", handleOpenRoom(line, d.cfg.Logger), admin, "admin API: open now (the opening moves to now)"},
@@ -172,6 +177,7 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 		{post, "/admin/rooms/:room/delete", h.Delete, form, "dashboard: delete a room"},
 		{post, "/admin/rooms/:room/controls", h.Controls, form, "dashboard: pause, pace, capacity"},
 		{post, "/admin/rooms/:room/open", h.OpenNow, form, "dashboard: open now (a scheduled opening)"},
+		{get, "/admin/rooms/:room/report", h.Report, page, "dashboard: the printable sale report (format=csv|json: its minutes)"},
 		{post, "/admin/degrade", h.Degrade, form, "dashboard: the degraded-mode drill"},
 	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
@@ -46,9 +47,11 @@ func fullServer(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	keys.Issuer = "http://127.0.0.1:8080"
-	line := queue.NewLine(redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)), keys, queue.LineOptions{})
+	rdb, prefix := redistest.Shared(t).Client(t), redistest.Prefix(t)
+	line := queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{})
+	hist := history.New(rdb, prefix, 0, nil)
 	s := New(line, Config{AdminToken: "test-admin-token-0123456789",
-		Avail: queue.NewAvailability(nil, nil), Intents: noIntents{}, Metrics: http.NotFoundHandler()})
+		Avail: queue.NewAvailability(nil, nil), Intents: noIntents{}, Metrics: http.NotFoundHandler(), History: hist, Figures: hist})
 	s.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
 	s.MountShop(http.NotFoundHandler())
 	return s

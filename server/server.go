@@ -57,6 +57,12 @@ type Config struct {
 	NetworkIPv4Bits int
 	// AccessLog, when set, gets one line per request (server/access_log.go).
 	AccessLog *slog.Logger
+	// History is the sale's minutes (*history.Store) for the report
+	// export; nil leaves the report off.
+	History reportSource
+	// Figures counts challenges and intents into the sale's history
+	// (*history.Store); nil: not counted.
+	Figures figureCounter
 }
 
 // Server routes requests to handlers.
@@ -111,7 +117,7 @@ func New(line *queue.Line, cfg Config) *Server {
 
 	ids := identities{secure: cfg.Secure, now: line.Now, vids: line.Keys()}
 	work := newPowGate(line)
-	work.limit, work.v4Bits = cfg.Challenges, cfg.NetworkIPv4Bits
+	work.limit, work.v4Bits, work.figures = cfg.Challenges, cfg.NetworkIPv4Bits, cfg.Figures
 
 	var fa echo.HandlerFunc
 	if f, err := gate.NewForwardAuth(gate.ForwardAuthConfig{Line: line, PublicURL: line.Keys().Issuer, Logger: cfg.Logger,

@@ -4,7 +4,9 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -39,8 +41,11 @@ type AdminOutbox struct {
 // AdminPoint is one sample of a room for the charts: Unix ms and the values.
 // A nil rate is unknown (the first sample, or counters that were reset).
 type AdminPoint struct {
-	T             int64    `json:"t"`
+	T int64 `json:"t"`
+	// Waiting counts everyone waiting, the pre-queue of a scheduled
+	// opening (PreQueue) included.
 	Waiting       int64    `json:"waiting"`
+	PreQueue      int64    `json:"pre_queue"`
 	Active        int64    `json:"active"`
 	Capacity      int64    `json:"capacity"`
 	AdmittedPerS  *float64 `json:"admitted_per_s"`
@@ -77,11 +82,14 @@ type AdminRoomView struct {
 	LineReason     string            `json:"line_reason"`
 	// LineSignalError is why the adaptive signal could not be read (its
 	// error, not words: shown as code); "" when it was.
-	LineSignalError string      `json:"line_signal_error,omitempty"`
-	WaitP50S        *float64    `json:"wait_p50_s"`
-	WaitP95S        *float64    `json:"wait_p95_s"`
-	Point           AdminPoint  `json:"point"` // the latest sample
-	Health          AdminHealth `json:"health"`
+	LineSignalError string   `json:"line_signal_error,omitempty"`
+	WaitP50S        *float64 `json:"wait_p50_s"`
+	WaitP95S        *float64 `json:"wait_p95_s"`
+	// NoCheckout: target_url is still the default page saying the room
+	// has no checkout.
+	NoCheckout bool        `json:"no_checkout"`
+	Point      AdminPoint  `json:"point"` // the latest sample
+	Health     AdminHealth `json:"health"`
 }
 
 // AdminRoomSummary is a row of the rooms list.
@@ -98,6 +106,7 @@ type AdminRoomSummary struct {
 	Active       int64             `json:"active"`
 	Capacity     int64             `json:"capacity"`
 	AdmittedPerS *float64          `json:"admitted_per_s"`
+	PreQueue     int64             `json:"pre_queue"` // of Waiting
 }
 
 // AdminOverview is the rooms list, live.
@@ -143,6 +152,24 @@ type AdminRoomProps struct {
 	Saved         bool
 	// Opening is the scheduled opening; nil when the room has none.
 	Opening *AdminOpening
+	// Range, when set, is the span of the sale's history the charts show
+	// instead of the live 15 minutes; History says there is a history.
+	Range   *AdminRange
+	History bool
+}
+
+// AdminRange is a span of the sale's history; Sale: the whole of it.
+type AdminRange struct {
+	From, To time.Time
+	Sale     bool
+}
+
+// AdminReportProps is the printable sale report.
+type AdminReportProps struct {
+	AdminPage
+	Room, Title string
+	Summary     history.Summary
+	Keep        time.Duration // how long the history is kept
 }
 
 // AdminRoomFormProps is the create and edit form. Values are the inputs as
@@ -250,11 +277,20 @@ func withPlaceholders(s string, kv ...string) string {
 	return s
 }
 
-// AdminFormatRate shows a per-second rate with one decimal ("12.5/s"), or
-// n/a. web/admin_format.ts formatRate is the same.
+// AdminFormatRate shows a per-second rate with one decimal ("12.5/s"); a
+// rate under one a second as one every so often ("1 per 30 s", "1 per 4
+// min"), so a slow room does not read as stopped; or n/a.
+// web/admin_format.ts formatRate is the same.
 func AdminFormatRate(lang Lang, v *float64) string {
 	if v == nil {
 		return T(lang, "admin.na")
+	}
+	if *v > 0 && *v < 0.95 {
+		every := int64(1 / *v + 0.5)
+		if every >= 120 {
+			return withPlaceholders(T(lang, "admin.unit.one_per_min"), "n", FormatNumber(lang, (every+30)/60))
+		}
+		return withPlaceholders(T(lang, "admin.unit.one_per_s"), "n", FormatNumber(lang, every))
 	}
 	return withPlaceholders(T(lang, "admin.unit.per_s"), "n", formatDecimal(lang, *v))
 }

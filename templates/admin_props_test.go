@@ -19,6 +19,10 @@ func TestAdminFormat(t *testing.T) {
 		{f(2), "2.0/s", "초당 2.0"},
 		{f(12.25), "12.3/s", "초당 12.3"},
 		{f(1234.5), "1,234.5/s", "초당 1,234.5"},
+		{f(1.0 / 30), "1 per 30 s", "30초에 1"},
+		{f(0.5), "1 per 2 s", "2초에 1"},
+		{f(1.0 / 240), "1 per 4 min", "4분에 1"},
+		{f(0.96), "1.0/s", "초당 1.0"},
 	}
 	for _, c := range rates {
 		if got := AdminFormatRate(English, c.v); got != c.en {

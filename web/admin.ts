@@ -3,13 +3,15 @@
 // rooms list) and posts the forms in place.
 
 import { browserEnv, wsURL } from "./browser";
-import { Charts } from "./admin_charts";
-import { Strings, t } from "./admin_format";
+import { Charts, clockFormat } from "./admin_charts";
+import { fill, Strings, t } from "./admin_format";
 import { controlForms, roomForm } from "./admin_forms";
 import { Live, LiveStatus } from "./admin_live";
 import { Series } from "./admin_series";
 import { parseOverview, parseRoomMessage, Point, RoomView } from "./admin_types";
 import { View } from "./admin_view";
+import { localTimes } from "./admin_times";
+import { confirmActions } from "./admin_confirm";
 
 function json<T>(id: string, fallback: T): T {
   try {
@@ -22,8 +24,46 @@ function json<T>(id: string, fallback: T): T {
 const POLL_MS = 2000;
 const SILENCE_MS = 30_000;
 
-function startLive(path: string, strings: Strings, onMessage: (text: string) => void): Live {
-  const indicator = document.querySelector<HTMLElement>('[data-testid="live-status"]');
+/**
+ * Indicator is the page's connection line: how figures arrive ("Live"), or,
+ * while this server cannot read Redis, the outage and the time of the last
+ * figures read, so stale figures never sit under a green "Live".
+ */
+class Indicator {
+  private mode: LiveStatus | "static" = "static";
+  private down = false;
+  private lastGood = Date.now();
+
+  constructor(
+    private readonly el: HTMLElement | null,
+    private readonly strings: Strings,
+    private readonly lang: string,
+  ) {}
+
+  status(s: LiveStatus): void {
+    this.mode = s;
+    this.render();
+  }
+
+  health(redisUp: boolean): void {
+    if (redisUp) this.lastGood = Date.now();
+    this.down = !redisUp;
+    this.render();
+  }
+
+  private render(): void {
+    if (!this.el) return;
+    if (this.down) {
+      this.el.dataset.mode = "outage";
+      this.el.textContent = fill(t(this.strings, "admin.conn.outage"), { time: clockFormat(this.lang, false)(this.lastGood / 1000) });
+      return;
+    }
+    this.el.dataset.mode = this.mode;
+    this.el.textContent = this.mode === "static" ? "" : t(this.strings, `admin.conn.${this.mode}`);
+  }
+}
+
+function startLive(path: string, indicator: Indicator, onMessage: (text: string) => void): Live {
   const live = new Live({
     path,
     wsURL: wsURL(path),
@@ -31,11 +71,7 @@ function startLive(path: string, strings: Strings, onMessage: (text: string) => 
     pollMs: POLL_MS,
     silenceMs: SILENCE_MS,
     message: onMessage,
-    status: (s: LiveStatus) => {
-      if (!indicator) return;
-      indicator.dataset.mode = s;
-      indicator.textContent = t(strings, `admin.conn.${s}`);
-    },
+    status: (s: LiveStatus) => indicator.status(s),
     signedOut: () => location.assign(`/admin/login?next=${encodeURIComponent(location.pathname)}`),
   });
   live.start();
@@ -46,11 +82,18 @@ function startLive(path: string, strings: Strings, onMessage: (text: string) => 
   return live;
 }
 
+function indicator(strings: Strings, lang: string): Indicator {
+  return new Indicator(document.querySelector<HTMLElement>('[data-testid="live-status"]'), strings, lang);
+}
+
 function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: string): void {
   const view = new View(document, strings, lang);
-  const series = new Series(json<Point[]>("admin-series", []));
+  // A range of the sale's history is drawn as the page gave it; the live
+  // figures above it stay live.
+  const ranged = root.querySelector<HTMLElement>("[data-range]")?.dataset.range === "range";
+  const series = new Series(json<Point[]>("admin-series", []), ranged ? Infinity : undefined);
   const initial = json<RoomView | null>("admin-live", null);
-  if (initial) series.add(initial.point);
+  if (initial && !ranged) series.add(initial.point);
   let charts: Charts | null = null;
   try {
     charts = new Charts(root, series, strings, lang);
@@ -58,7 +101,8 @@ function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: strin
     console.error("dashboard: charts", e); // the figures still work
   }
   controlForms(root, csrf, strings, () => {});
-  startLive(root.dataset.livePath ?? "", strings, (text) => {
+  const ind = indicator(strings, lang);
+  startLive(root.dataset.livePath ?? "", ind, (text) => {
     const m = parseRoomMessage(text);
     if (!m) return;
     if ("deleted" in m) {
@@ -66,15 +110,19 @@ function roomPage(root: HTMLElement, strings: Strings, lang: string, csrf: strin
       return;
     }
     view.room(m);
-    if (series.add(m.point)) charts?.update();
+    ind.health(m.health.redis_up);
+    if (!ranged && series.add(m.point)) charts?.update();
   });
 }
 
 function roomsPage(root: HTMLElement, strings: Strings, lang: string): void {
   const view = new View(document, strings, lang);
-  startLive(root.dataset.livePath ?? "/admin/live", strings, (text) => {
+  const ind = indicator(strings, lang);
+  startLive(root.dataset.livePath ?? "/admin/live", ind, (text) => {
     const o = parseOverview(text);
-    if (o) view.overview(o);
+    if (!o) return;
+    view.overview(o);
+    ind.health(o.health.redis_up);
   });
 }
 
@@ -86,6 +134,11 @@ function main(): void {
   if (room) roomPage(room, strings, lang, csrf);
   const rooms = document.querySelector<HTMLElement>("[data-admin-rooms]");
   if (rooms) roomsPage(rooms, strings, lang);
+  localTimes(document, lang);
+  confirmActions(document);
+  for (const b of Array.from(document.querySelectorAll<HTMLElement>("[data-print]"))) {
+    b.addEventListener("click", () => window.print());
+  }
   const form = document.querySelector<HTMLFormElement>("form[data-room-form]");
   if (form && csrf) roomForm(form, csrf);
 }

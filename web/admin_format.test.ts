@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { fill, formatActive, formatRate, formatSeconds, stateText } from "./admin_format";
 
-const EN = { "admin.na": "n/a", "admin.unit.per_s": "{n}/s", "admin.unit.s": "{n} s", "admin.unit.min": "{n} min", "admin.unit.h": "{n} h" };
-const KO = { "admin.na": "해당 없음", "admin.unit.per_s": "초당 {n}", "admin.unit.s": "{n}초", "admin.unit.min": "{n}분", "admin.unit.h": "{n}시간" };
+const EN = { "admin.na": "n/a", "admin.unit.per_s": "{n}/s", "admin.unit.one_per_s": "1 per {n} s", "admin.unit.one_per_min": "1 per {n} min", "admin.unit.s": "{n} s", "admin.unit.min": "{n} min", "admin.unit.h": "{n} h" };
+const KO = { "admin.na": "해당 없음", "admin.unit.per_s": "초당 {n}", "admin.unit.one_per_s": "{n}초에 1", "admin.unit.one_per_min": "{n}분에 1", "admin.unit.s": "{n}초", "admin.unit.min": "{n}분", "admin.unit.h": "{n}시간" };
 
 // The same table as TestAdminFormat in templates/admin_props_test.go.
 test("rates: one decimal, grouped, n/a when unknown", () => {
@@ -13,6 +13,10 @@ test("rates: one decimal, grouped, n/a when unknown", () => {
     [2, "2.0/s", "초당 2.0"],
     [12.25, "12.3/s", "초당 12.3"],
     [1234.5, "1,234.5/s", "초당 1,234.5"],
+    [1 / 30, "1 per 30 s", "30초에 1"],
+    [0.5, "1 per 2 s", "2초에 1"],
+    [1 / 240, "1 per 4 min", "4분에 1"],
+    [0.96, "1.0/s", "초당 1.0"],
   ];
   for (const [v, en, ko] of cases) {
     assert.equal(formatRate(v, EN, "en"), en);

@@ -29,9 +29,18 @@ function oneDecimal(n: number, lang: string): string {
   }
 }
 
-/** formatRate: "12.5/s" with one decimal, or n/a. */
+/**
+ * formatRate: "12.5/s" with one decimal; under one a second, one every so
+ * often ("1 per 30 s", "1 per 4 min") so a slow room does not read as
+ * stopped; or n/a (templates.AdminFormatRate).
+ */
 export function formatRate(v: number | null | undefined, strings: Strings, lang: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return t(strings, "admin.na");
+  if (v > 0 && v < 0.95) {
+    const every = Math.floor(1 / v + 0.5);
+    if (every >= 120) return fill(t(strings, "admin.unit.one_per_min"), { n: formatCount(Math.floor((every + 30) / 60), lang) });
+    return fill(t(strings, "admin.unit.one_per_s"), { n: formatCount(every, lang) });
+  }
   return fill(t(strings, "admin.unit.per_s"), { n: oneDecimal(v, lang) });
 }
 

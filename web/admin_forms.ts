@@ -153,6 +153,7 @@ export function roomForm(form: HTMLFormElement, csrf: string): void {
   };
   form.addEventListener("input", touch);
   form.addEventListener("change", touch);
+  showFirstError(form);
   for (const tiers of Array.from(form.querySelectorAll<HTMLElement>("[data-tiers]"))) {
     tierRows(tiers, () => mark(tiers.dataset.tiers || ""));
   }
@@ -186,4 +187,20 @@ export function tierRows(tiers: HTMLElement, changed: () => void): void {
     add.focus();
     changed();
   });
+}
+
+/**
+ * showFirstError brings a refused form's first message into view, its input
+ * focused, so an operator does not stay at the top of a long form with the
+ * reasons below the fold.
+ */
+export function showFirstError(form: HTMLFormElement): void {
+  const first = Array.from(form.querySelectorAll<HTMLElement>("[data-error-for]")).find((el) => !el.hidden && (el.textContent ?? "").trim() !== "");
+  if (!first) return;
+  const name = first.dataset.errorFor ?? "";
+  const input = Array.from(form.querySelectorAll<HTMLElement>("input, select, textarea")).find(
+    (el) => (el as HTMLInputElement).name === name || el.dataset.field === name,
+  );
+  (input ?? first).scrollIntoView({ block: "center" });
+  input?.focus({ preventScroll: true });
 }

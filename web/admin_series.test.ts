@@ -33,3 +33,9 @@ test("columns: x in seconds, unknown values as null", () => {
     [2.5, null],
   ]);
 });
+
+test("a range of the sale's history keeps every minute", () => {
+  const pts = Array.from({ length: 120 }, (_, i) => ({ t: i * 60_000 }) as Point);
+  assert.equal(new Series(pts, Infinity).points.length, 120);
+  assert.ok(new Series(pts).points.length <= 16);
+});

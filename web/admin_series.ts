@@ -1,5 +1,6 @@
 // The charts' history: points kept in time order for the last 15 minutes,
-// seeded from the page and extended by each live message.
+// seeded from the page and extended by each live message; or, for a range
+// of the sale's history, the page's minutes alone (span Infinity).
 
 import { Point } from "./admin_types";
 
@@ -8,7 +9,10 @@ export const SPAN_MS = 15 * 60 * 1000;
 export class Series {
   private pts: Point[] = [];
 
-  constructor(initial: Point[] = []) {
+  constructor(
+    initial: Point[] = [],
+    private readonly span: number = SPAN_MS,
+  ) {
     for (const p of initial) this.add(p);
   }
 
@@ -25,7 +29,7 @@ export class Series {
     const last = this.pts[this.pts.length - 1];
     if (last && p.t <= last.t) return false;
     this.pts.push(p);
-    const cut = p.t - SPAN_MS;
+    const cut = p.t - this.span;
     let i = 0;
     while (i < this.pts.length && this.pts[i].t < cut) i++;
     if (i > 0) this.pts.splice(0, i);

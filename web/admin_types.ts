@@ -21,7 +21,8 @@ export interface Health {
 
 export interface Point {
   t: number; // Unix ms
-  waiting: number;
+  waiting: number; // the pre-queue included
+  pre_queue?: number;
   active: number;
   capacity: number;
   admitted_per_s: number | null;

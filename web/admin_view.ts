@@ -26,6 +26,11 @@ export class View {
     const { strings: s, lang } = this;
     const p = v.point;
     this.text("stat-waiting", formatCount(p.waiting, lang), p.waiting);
+    const pre = this.el("stat-pre-queue");
+    if (pre) {
+      pre.hidden = !p.pre_queue;
+      this.text("stat-pre-queue", fill(t(s, "admin.stat.pre_queue"), { n: formatCount(p.pre_queue ?? 0, lang) }));
+    }
     this.text("stat-active", formatActive(p.active, v.capacity, lang));
     this.text("stat-admitted-rate", formatRate(p.admitted_per_s, s, lang), p.admitted_per_s);
     this.text("stat-entry-rate", formatRate(p.entries_per_s, s, lang), p.entries_per_s);

@@ -19,6 +19,7 @@ import (
 	"github.com/waitroom/waitroom/internal/adminops"
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/metrics"
 	"github.com/waitroom/waitroom/internal/throttle"
 	"github.com/waitroom/waitroom/queue"
@@ -95,6 +96,10 @@ type config struct {
 	// DegradeAfter is how long Redis calls must keep failing (timeouts), with
 	// no answer in between, before this server switches to degraded mode.
 	DegradeAfter time.Duration
+
+	// HistoryKeep is how long a day of a room's per-minute history stays
+	// in Redis after it ends (internal/history).
+	HistoryKeep time.Duration
 
 	// ServerID names this server in the rooms' admitter leases (and their logs).
 	ServerID string
@@ -241,6 +246,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (c
 	fs.Var(&c.MaxConnsPerIP, "max-conns-per-ip", "open connections per client address (IPv6 per /64; the peer's: a --trusted-proxies peer is not capped); at the cap a new one takes the place of the address's oldest idle or silent one, or is answered 503; auto: 1000, or a quarter of --max-conns if less (0: no cap)")
 	fs.DurationVar(&c.IdleTimeout, "idle-timeout", server.DefaultIdleTimeout, "how long a kept-alive connection may wait for its next request; 1s once the server holds half of --max-conns or its address half of --max-conns-per-ip")
 	fs.DurationVar(&c.DegradeAfter, "degrade-after", queue.DefaultDegradeAfter, "how long Redis calls must keep failing, with no answer in between, before this server switches to degraded mode; a refused connection (Redis gone) switches after two calls")
+	fs.DurationVar(&c.HistoryKeep, "history-keep", history.DefaultKeep, "how long a day of each room's per-minute history (the dashboard's charts over the whole sale, the report export) stays in Redis after it ends, 1h to 8760h")
 	fs.StringVar(&c.ServerID, "server-id", "", "this server's name in the rooms' admitter leases and their logs, unique per process (default <hostname>-<pid>-<random>)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "Usage: waitroom [flags]\nEach flag can also be set with its WAITROOM_* environment variable (e.g. WAITROOM_REDIS_URL).\n\n")
@@ -377,6 +383,9 @@ func (c *config) validate() error {
 	}
 	if c.IdleTimeout < time.Second || c.IdleTimeout > 10*time.Minute {
 		errs = append(errs, fmt.Errorf("--idle-timeout %v: want between 1s and 10m", c.IdleTimeout))
+	}
+	if c.HistoryKeep < time.Hour || c.HistoryKeep > 365*24*time.Hour {
+		errs = append(errs, fmt.Errorf("--history-keep %v: want between 1h and 8760h", c.HistoryKeep))
 	}
 	if c.DegradeAfter < queue.MinDegradeAfter || c.DegradeAfter > queue.MaxDegradeAfter {
 		errs = append(errs, fmt.Errorf("--degrade-after %v: want between %v and %v", c.DegradeAfter, queue.MinDegradeAfter, queue.MaxDegradeAfter))

@@ -100,6 +100,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{nil, env("WAITROOM_MAX_CONNS_PER_IP", "x"), "WAITROOM_MAX_CONNS_PER_IP"},
 		{[]string{"--idle-timeout", "500ms"}, env(), "--idle-timeout 500ms: want between 1s and 10m"},
 		{nil, env("WAITROOM_IDLE_TIMEOUT", "11m"), "--idle-timeout"},
+		{[]string{"--history-keep", "30m"}, env(), "--history-keep 30m0s: want between 1h and 8760h"},
+		{nil, env("WAITROOM_HISTORY_KEEP", "9000h"), "--history-keep"},
 		{[]string{"--admin-failures-per-ip", "0"}, env(), "--admin-failures-per-ip"},
 		// Fail closed: a real Redis needs real brokers, or the in-process one by name.
 		{[]string{"--redis-url", "redis://127.0.0.1:6379/0"}, env(), "--kafka-brokers: required with --redis-url"},

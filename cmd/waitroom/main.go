@@ -25,6 +25,7 @@ import (
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/metrics"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/internal/push"
@@ -170,6 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	rdb.AddHook(m.RedisHook())
 	allow, _ := metrics.ParseAllow(cfg.MetricsAllow) // checked with the config
 
+	hist := history.New(rdb, vocab.KeyPrefix, cfg.HistoryKeep, log)
 	adminFailures := throttle.New(rdb, "admin", throttle.Options{Prefix: vocab.KeyPrefix, Logger: log,
 		PerClient: throttle.Limit{N: cfg.AdminFailuresPerIP, Per: time.Minute}})
 	// One count of challenges and solutions per client network, for the API
@@ -191,11 +193,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		AccessLog:       log,
 		NetworkIPv4Bits: cfg.NetworkIPv4Bits,
 		Challenges:      challenges,
+		History:         hist,
+		Figures:         hist,
 	})
 	waits := dashboard.NewWaitWindow(1000)
 	dash := dashboard.New(dashboard.Deps{
-		Waits: waits,
-		Line:  line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
+		Waits: waits, History: hist,
+		Line: line, AdminToken: cfg.AdminToken, Secure: strings.HasPrefix(cfg.PublicURL, "https://"),
 		Logger: log, Avail: avail, Outbox: ob,
 		Failures: adminFailures, Revocations: dashboard.NewRedisRevocations(rdb, vocab.KeyPrefix),
 		Activation: dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
@@ -262,6 +266,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 			m.ObserveWait(room, w)
 		}
 		waits.Observe(room, r.Waits...)
+		hist.ObserveWaits(room, line.Now(), r.Waits...)
 	}
 	g.Go(func() error { return adm.Run(gctx) })
 	g.Go(func() error { return ctl.Run(gctx) })

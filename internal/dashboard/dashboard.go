@@ -34,6 +34,7 @@ type Deps struct {
 	Outbox     OutboxCounter    // the degraded path's intents
 	Activation ActivationReader // adaptive rooms' line state
 	Waits      WaitStats        // p50/p95 of time waited
+	History    History          // the sale's minutes, shared by every server; nil: none
 
 	Clock       clockwork.Clock // default real
 	SampleEvery time.Duration   // how often rooms are sampled (default 2s)
@@ -85,8 +86,11 @@ func New(deps Deps) *Dashboard {
 	d.sessions = newSessions(deps.AdminToken, deps.SessionTTL, deps.Clock.Now, deps.Revocations)
 	d.sampler = newSampler(samplerConfig{
 		src: deps.Line, outbox: deps.Outbox, clock: deps.Clock, log: deps.Logger,
-		every: deps.SampleEvery, keep: chartSpan, window: deps.RateWindow,
+		every: deps.SampleEvery, keep: chartSpan, window: deps.RateWindow, hist: deps.History,
 	})
+	if deps.Avail != nil {
+		d.sampler.degraded = func() bool { return deps.Avail.State().Degraded }
+	}
 	// A second hub, apart from the waiting pages': its "tickets" are room
 	// ids (and overviewKey), and what it pushes is the dashboard JSON.
 	d.hub = push.NewHub(liveFetcher{d}, push.Options{
@@ -152,7 +156,7 @@ type Handlers struct {
 	CreatePage, Create, Validate          echo.HandlerFunc
 	Room, RoomLive, EditPage, Edit        echo.HandlerFunc
 	DeletePage, Delete, Controls, Degrade echo.HandlerFunc
-	OpenNow                               echo.HandlerFunc
+	OpenNow, Report                       echo.HandlerFunc
 }
 
 // Handlers builds the dashboard's endpoints.
@@ -169,6 +173,6 @@ func (d *Dashboard) Handlers() Handlers {
 		EditPage: handleEditPage(d, store), Edit: handleEdit(d, store, d.d.Line),
 		DeletePage: handleDeletePage(d, store), Delete: handleDelete(d, store, d.d.Line),
 		Controls: handleControls(d, store, d.d.Line), Degrade: handleDegrade(d, d.d.Avail, store),
-		OpenNow: handleOpenNow(d, d.d.Line),
+		OpenNow: handleOpenNow(d, d.d.Line), Report: d.handleReport,
 	}
 }

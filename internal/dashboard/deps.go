@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -80,4 +81,14 @@ type FailureCounter interface {
 type Revocations interface {
 	Revoke(ctx context.Context, id string, until time.Time) error
 	Revoked(ctx context.Context, id string) (bool, error)
+}
+
+// History keeps rooms' minutes for the sale's history (*history.Store).
+type History interface {
+	Record(ctx context.Context, room string, at time.Time, r history.Reading) (bool, error)
+	Add(room string, at time.Time, f history.Figure, n int64)
+	Flush(ctx context.Context) error
+	Window(ctx context.Context, room, from, to string, now time.Time) (time.Time, time.Time, error)
+	Load(ctx context.Context, room string, from, to, now time.Time, live func(context.Context) (history.Reading, error)) (history.Report, error)
+	Keep() time.Duration
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/dashboard"
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
 	"github.com/waitroom/waitroom/internal/token"
@@ -47,12 +48,15 @@ type site struct {
 	line  *queue.Line
 	avail *queue.Availability
 	dash  *dashboard.Dashboard
+	hist  *history.Store // with siteOptions.history
 }
 
 type siteOptions struct {
 	deps  func(*dashboard.Deps) // adjusts the deps before New
 	admit bool                  // run the admission loops
 	rdb   redis.UniversalClient // the Redis to use; nil is the shared one
+	// history keeps the sale's history (site.hist) on the site's Redis.
+	history bool
 }
 
 func newSite(t *testing.T, o siteOptions) *site {
@@ -69,7 +73,8 @@ func newSite(t *testing.T, o siteOptions) *site {
 	ts := httptest.NewUnstartedServer(nil) // 127.0.0.1
 	base := "http://" + ts.Listener.Addr().String()
 	keys.Issuer = base
-	store := redisstore.New(rdb, redistest.Prefix(t))
+	prefix := redistest.Prefix(t)
+	store := redisstore.New(rdb, prefix)
 	line := queue.NewLine(store, keys, queue.LineOptions{Logger: logger})
 	avail := queue.NewAvailability(nil, logger)
 	e := echo.New()
@@ -94,6 +99,11 @@ func newSite(t *testing.T, o siteOptions) *site {
 	deps := dashboard.Deps{
 		Line: line, AdminToken: adminToken, Logger: logger, Avail: avail,
 		SampleEvery: 200 * time.Millisecond, RateWindow: 2 * time.Second, PushEvery: 200 * time.Millisecond,
+	}
+	var hist *history.Store
+	if o.history {
+		hist = history.New(rdb, prefix, 0, logger)
+		deps.History = hist
 	}
 	if o.deps != nil {
 		o.deps(&deps)
@@ -122,7 +132,7 @@ func newSite(t *testing.T, o siteOptions) *site {
 		wg.Wait()
 		ts.Close()
 	})
-	return &site{t: t, url: base, line: line, avail: avail, dash: dash}
+	return &site{t: t, url: base, line: line, avail: avail, dash: dash, hist: hist}
 }
 
 type testLogWriter struct{ t *testing.T }

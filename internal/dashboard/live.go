@@ -98,14 +98,15 @@ func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (ro
 		if err != nil {
 			return roomLive{}, err
 		}
-		latest = sample{at: now, waiting: stats.Waiting, active: stats.Active, capacity: s.Capacity}
+		latest = sample{at: now, waiting: stats.Waiting, scheduled: stats.Scheduled, active: stats.Active, capacity: s.Capacity}
 	}
 	v := templates.AdminRoomView{
 		Room: room, Title: s.Title.String(), Titles: s.Title.ByLang(), Paused: s.Paused, Closed: s.Closed(d.d.Clock.Now()), SoldOut: s.SoldOut, Scheduled: s.Scheduled(d.d.Clock.Now()),
 		Capacity: s.Capacity, BatchSize: s.BatchSize, BatchIntervalMS: s.BatchIntervalMS,
 		ConfiguredRate: s.ConfiguredRate(), Activation: string(s.Activation),
-		Point:  point(latest),
-		Health: d.health(ctx),
+		NoCheckout: s.TargetURL == queue.DefaultSettings().TargetURL,
+		Point:      point(latest),
+		Health:     d.health(ctx),
 	}
 	d.lineState(&v)
 	if d.d.Waits != nil {
@@ -155,7 +156,8 @@ func (d *Dashboard) lineState(v *templates.AdminRoomView) {
 
 func point(s sample) templates.AdminPoint {
 	return templates.AdminPoint{
-		T: s.at.UnixMilli(), Waiting: s.waiting, Active: s.active, Capacity: s.capacity,
+		// Waiting counts the pre-queue: people wait there too.
+		T: s.at.UnixMilli(), Waiting: s.waiting + s.scheduled, PreQueue: s.scheduled, Active: s.active, Capacity: s.capacity,
 		AdmittedPerS: s.admittedRate, EntriesPerS: s.entryRate, AbandonedPerS: s.abandonRate, TailETAS: s.tailETA,
 		NoShowsPerMin: perMinute(s.noShowRate), IdlePerMin: perMinute(s.idleRate),
 	}
@@ -187,7 +189,7 @@ func (d *Dashboard) overview(ctx context.Context) templates.AdminOverview {
 		}
 		ov.Rooms = append(ov.Rooms, templates.AdminRoomSummary{
 			Room: id, Title: r.settings.Title.String(), Titles: r.settings.Title.ByLang(), Paused: r.settings.Paused, Closed: r.settings.Closed(now), SoldOut: r.settings.SoldOut, Scheduled: r.settings.Scheduled(now),
-			Activation: string(r.settings.Activation), Waiting: r.latest.waiting, Active: r.latest.active,
+			Activation: string(r.settings.Activation), Waiting: r.latest.waiting + r.latest.scheduled, PreQueue: r.latest.scheduled, Active: r.latest.active,
 			Capacity: r.settings.Capacity, AdmittedPerS: r.latest.admittedRate,
 		})
 	}

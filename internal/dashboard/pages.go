@@ -36,8 +36,23 @@ func (d *Dashboard) roomPage(c echo.Context, status int, errs map[string]string,
 	if err != nil {
 		return d.failErr(c, err)
 	}
+	// A range of the sale's history: its minutes replace the live 15
+	// minutes in the charts, and the live figures stay live.
+	from, to, ranged, err := d.historyRange(c, room)
+	if err != nil {
+		return d.failErr(c, err)
+	}
+	var rng *templates.AdminRange
+	if ranged {
+		rep, err := d.report(c.Request().Context(), room, from, to)
+		if err != nil {
+			return d.failErr(c, err)
+		}
+		rv.series = historyPoints(rep, rv.view.Capacity)
+		rng = &templates.AdminRange{From: from, To: to, Sale: c.QueryParam("range") == "sale"}
+	}
 	return render.Page(c, status, templates.AdminRoomPage(templates.AdminRoomProps{
-		AdminPage: d.page(c), View: rv.view, Series: rv.series,
+		AdminPage: d.page(c), View: rv.view, Series: rv.series, Range: rng, History: d.d.History != nil,
 		DegradeControl: d.d.Avail != nil, ControlErrors: errs, Saved: saved,
 		Opening: d.opening(c.Request().Context(), room),
 	}))

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/history"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
@@ -35,6 +36,10 @@ type samplerConfig struct {
 	every  time.Duration // between rounds
 	keep   time.Duration // history kept for the charts
 	window time.Duration // rates are averaged over this
+	// hist keeps each room's minutes for the sale's history; nil: none.
+	hist History
+	// degraded says whether this server answers in degraded mode now; nil: never.
+	degraded func() bool
 }
 
 // sampler reads every room's counters every few seconds and keeps the last
@@ -54,6 +59,10 @@ type sampler struct {
 	order    []string // rooms as last listed
 	listed   bool     // the last round could list the rooms
 	outboxes []outboxSample
+
+	// recorded is the last minute whose reading this server sent to the
+	// history, per room (only round touches it).
+	recorded map[string]time.Time
 }
 
 type roomSeries struct {
@@ -64,6 +73,7 @@ type roomSeries struct {
 type sample struct {
 	at                           time.Time
 	waiting, active, capacity    int64
+	scheduled                    int64 // in the pre-queue of a scheduled opening
 	entered, admitted, abandoned int64
 	admittedRate, entryRate      *float64
 	abandonRate, tailETA         *float64
@@ -71,6 +81,8 @@ type sample struct {
 	// and left idle (idle_after_s), totals and per second.
 	noShows, idle        int64
 	noShowRate, idleRate *float64
+	// reading is the room's counters as the history keeps them.
+	reading history.Reading
 }
 
 type outboxSample struct {
@@ -80,7 +92,8 @@ type outboxSample struct {
 
 func newSampler(cfg samplerConfig) *sampler {
 	// Redis is assumed up until a round says otherwise.
-	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator()}
+	return &sampler{samplerConfig: cfg, rooms: map[string]*roomSeries{}, listed: true, eta: queue.NewEstimator(),
+		recorded: map[string]time.Time{}}
 }
 
 // run samples at once, then every interval, until ctx ends.
@@ -120,8 +133,49 @@ func (s *sampler) round(ctx context.Context) {
 			s.mu.Unlock()
 		}
 	}
+	s.record(ctx, now)
 	if s.after != nil {
 		s.after()
+	}
+}
+
+// record sends the history this round's figures: each room's reading once
+// a minute (the first server to send a minute wins), and this server's
+// degraded time, kept until Redis takes them.
+func (s *sampler) record(ctx context.Context, now time.Time) {
+	if s.hist == nil {
+		return
+	}
+	minute := now.UTC().Truncate(time.Minute)
+	s.mu.Lock()
+	order := slices.Clone(s.order)
+	var due []sample
+	var dueRooms []string
+	for _, room := range order {
+		rs := s.rooms[room]
+		if rs == nil || len(rs.samples) == 0 || s.recorded[room].Equal(minute) {
+			continue
+		}
+		if last := rs.samples[len(rs.samples)-1]; last.at.Equal(now) {
+			due, dueRooms = append(due, last), append(dueRooms, room)
+		}
+	}
+	s.mu.Unlock()
+	if s.degraded != nil && s.degraded() {
+		secs := max(int64(s.every.Round(time.Second)/time.Second), 1)
+		for _, room := range order {
+			s.hist.Add(room, now, history.DegradedSeconds, secs)
+		}
+	}
+	for i, smp := range due {
+		if _, err := s.hist.Record(ctx, dueRooms[i], now, smp.reading); err != nil {
+			s.log.Debug("dashboard: history", "room", dueRooms[i], "err", err)
+			continue
+		}
+		s.recorded[dueRooms[i]] = minute
+	}
+	if err := s.hist.Flush(ctx); err != nil {
+		s.log.Debug("dashboard: history", "err", err)
 	}
 }
 
@@ -169,9 +223,9 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 			s.rooms[r.room] = rs
 		}
 		smp := sample{
-			at: now, waiting: r.stats.Waiting, active: r.stats.Active, capacity: r.settings.Capacity,
+			at: now, waiting: r.stats.Waiting, scheduled: r.stats.Scheduled, active: r.stats.Active, capacity: r.settings.Capacity,
 			entered: r.stats.EnteredTotal, admitted: r.stats.AdmittedTotal, abandoned: r.stats.AbandonedTotal,
-			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal,
+			noShows: r.stats.NoShowTotal, idle: r.stats.IdleTotal, reading: history.FromStats(r.stats),
 		}
 		s.derive(&smp, rs.samples)
 		smp.tailETA = s.tailWait(r.room, &r.settings, r.stats, now)
@@ -195,19 +249,40 @@ func (s *sampler) derive(cur *sample, prev []sample) {
 	if dt <= 0 {
 		return
 	}
-	rate := func(a, b int64) *float64 {
+	start := len(prev) - 1
+	for start > 0 && !prev[start-1].at.Before(cur.at.Add(-s.window)) {
+		start--
+	}
+	// A slow room (1 admission per 30 s) would read 0 in most windows and
+	// a burst in the rest: with fewer than fewEvents in the window, the
+	// rate looks further back, up to slowWindow, until it has them.
+	rate := func(get func(*sample) int64) *float64 {
+		a, b := get(&from), get(cur)
 		if b < a {
 			return nil
 		}
-		r := float64(b-a) / dt
+		span := dt
+		for i := start - 1; i >= 0 && b-a < fewEvents && !prev[i].at.Before(cur.at.Add(-slowWindow)); i-- {
+			if get(&prev[i]) > a {
+				break // a reset in between
+			}
+			a, span = get(&prev[i]), cur.at.Sub(prev[i].at).Seconds()
+		}
+		r := float64(b-a) / span
 		return &r
 	}
-	cur.admittedRate = rate(from.admitted, cur.admitted)
-	cur.entryRate = rate(from.entered, cur.entered)
-	cur.abandonRate = rate(from.abandoned, cur.abandoned)
-	cur.noShowRate = rate(from.noShows, cur.noShows)
-	cur.idleRate = rate(from.idle, cur.idle)
+	cur.admittedRate = rate(func(x *sample) int64 { return x.admitted })
+	cur.entryRate = rate(func(x *sample) int64 { return x.entered })
+	cur.abandonRate = rate(func(x *sample) int64 { return x.abandoned })
+	cur.noShowRate = rate(func(x *sample) int64 { return x.noShows })
+	cur.idleRate = rate(func(x *sample) int64 { return x.idle })
 }
+
+// A rate with fewer than fewEvents in its window looks back up to slowWindow.
+const (
+	fewEvents  = 3
+	slowWindow = 5 * time.Minute
+)
 
 // tailWait is how long the last in line will wait, in seconds, by the
 // estimate the waiters get: not waiting ÷ the last seconds' rate, which
@@ -340,7 +415,7 @@ func (s *sampler) refresh(ctx context.Context, room string) {
 		return // a round got there first
 	}
 	s.rooms[room] = &roomSeries{samples: []sample{{
-		at: now, waiting: stats.Waiting, active: stats.Active, capacity: st.Capacity,
+		at: now, waiting: stats.Waiting, scheduled: stats.Scheduled, active: stats.Active, capacity: st.Capacity,
 		entered: stats.EnteredTotal, admitted: stats.AdmittedTotal, abandoned: stats.AbandonedTotal,
 	}}}
 	if !slices.Contains(s.order, room) {

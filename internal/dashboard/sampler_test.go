@@ -268,3 +268,33 @@ func TestOutboxResultsOfTheLastMinute(t *testing.T) {
 		t.Errorf("outbox view %+v (minute %d/%d)", v, *v.MinuteProcessed, *v.MinuteRejected)
 	}
 }
+
+// A room admitting one every 30 s reads as that, not as 0 in most windows
+// and a burst of 0.1/s in the rest.
+func TestSlowRoomsRateLooksFurtherBack(t *testing.T) {
+	src := &fakeRooms{stats: map[string]queue.Stats{"r": {}}}
+	s, clock := newTestSampler(src, nil)
+	s.round(context.Background())
+	var rates []float64
+	for i := range 150 { // 5 minutes of 2 s rounds
+		if i%15 == 14 {
+			src.set("r", func(x *queue.Stats) { x.AdmittedTotal++ })
+		}
+		step(s, clock)
+		st, _ := s.room("r", false)
+		if i >= 60 {
+			rates = append(rates, *st.latest.admittedRate)
+		}
+	}
+	for _, r := range rates {
+		if r < 1.0/45 || r > 1.0/20 {
+			t.Fatalf("a rate of %v/s (1 per %.0f s), want about 1 per 30 s", r, 1/r)
+		}
+	}
+	// A quick room keeps the short window: its rate follows a change within it.
+	src.set("r", func(x *queue.Stats) { x.AdmittedTotal += 100 })
+	step(s, clock)
+	if st, _ := s.room("r", false); *st.latest.admittedRate < 5 {
+		t.Errorf("a burst of 100 in 2 s reads %v/s", *st.latest.admittedRate)
+	}
+}

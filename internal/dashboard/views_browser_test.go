@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -45,7 +46,7 @@ type viewsRun struct {
 func TestEveryDashboardViewInChromium(t *testing.T) {
 	root, node := needBrowser(t)
 	const signalErr = "signal unavailable: Get \"http://127.0.0.1:1/api/v1/query\": connection refused"
-	site := newSite(t, siteOptions{admit: true, deps: func(d *dashboard.Deps) {
+	site := newSite(t, siteOptions{admit: true, history: true, deps: func(d *dashboard.Deps) {
 		d.Activation = dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
 			return dashboard.Activation{On: true, Reason: "reading 0.93 reached open_at 0.8", Cause: "opened",
 				Reading: 0.93, Threshold: 0.8, SignalError: signalErr}, room == "adaptive-drop"
@@ -101,9 +102,13 @@ func TestEveryDashboardViewInChromium(t *testing.T) {
 		}
 	}
 
+	site.putRoom("sale-drop", titled("Winter sale", "겨울 세일"))
+	const saleMinutes = 40
+	saleStart := seedSale(t, site, "sale-drop", saleMinutes)
+
 	outDir := filepath.Join(root, "test-output", "browser")
-	rooms, _ := json.Marshal(map[string]string{"adaptive": "adaptive-drop", "soldOut": "sold-drop", "scheduled": "opening-drop", "drawn": "drawn-drop"})
-	allow := []string{"adaptive-drop", "sold-drop", "opening-drop", "drawn-drop", "no-such-room", draw.Server}
+	rooms, _ := json.Marshal(map[string]string{"adaptive": "adaptive-drop", "soldOut": "sold-drop", "scheduled": "opening-drop", "drawn": "drawn-drop", "sale": "sale-drop"})
+	allow := []string{"adaptive-drop", "sold-drop", "opening-drop", "drawn-drop", "sale-drop", "no-such-room", draw.Server}
 	for _, l := range []string{"mobile", "desktop"} {
 		allow = append(allow, "refused-ko-"+l)
 	}
@@ -129,7 +134,7 @@ func TestEveryDashboardViewInChromium(t *testing.T) {
 	if err := json.Unmarshal(result, &v); err != nil {
 		t.Fatalf("RESULT %s: %v", result, err)
 	}
-	const views = 12
+	const views = 14
 	if len(v.Results) != 4*views || len(v.PageErrors) > 0 {
 		t.Fatalf("%d views seen, want %d; page errors %q", len(v.Results), 4*views, v.PageErrors)
 	}
@@ -152,8 +157,32 @@ func TestEveryDashboardViewInChromium(t *testing.T) {
 		}
 		checkPNG(t, r.File, r.Width)
 	}
-	// The adaptive room's reason in each language, and the reader's error.
+	// The adaptive room's reason in each language, and the reader's error;
+	// the whole sale's minutes in the charts, its start in the browser's
+	// zone with UTC on hover.
 	for at, s := range v.Seen {
+		if strings.HasSuffix(at, "-refused") {
+			// The focus is on a refused field, in view.
+			if s.Reason == "" || s.Reason == "room" || s.Signal != "in view" {
+				t.Errorf("%s: focus on %q, %s", at, s.Reason, s.Signal)
+			}
+			continue
+		}
+		if l, ok := strings.CutSuffix(at, "-confirm"); ok {
+			lang := templates.Lang(strings.SplitN(l, "-", 2)[0])
+			// Asked in the page's words; no post after "no", one after
+			// "yes" and one for the undo, which did not ask.
+			if s.Reason != templates.T(lang, "admin.confirm.sold_out") || s.Signal != "0 2 false" {
+				t.Errorf("%s: asked %q; posts after no, in all, asked again: %q", at, s.Reason, s.Signal)
+			}
+			continue
+		}
+		if strings.HasSuffix(at, "-sale") {
+			if n, _ := strconv.Atoi(s.Reason); n < saleMinutes || s.Signal != saleStart.Format("2006-01-02 15:04")+" UTC" {
+				t.Errorf("%s: %s points, range start titled %q", at, s.Reason, s.Signal)
+			}
+			continue
+		}
 		lang := templates.Lang(strings.SplitN(at, "-", 2)[0])
 		want := strings.NewReplacer("{reading}", "0.93", "{threshold}", "0.8").Replace(templates.T(lang, "admin.line.opened"))
 		if s.Reason != want || s.Signal != templates.T(lang, "admin.line.signal_error")+" "+signalErr {

@@ -21,7 +21,7 @@ const need = (k) => {
 };
 const BASE_URL = need("BASE_URL").replace(/\/$/, "");
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
-const ROOMS = JSON.parse(need("ROOMS")); // {adaptive, soldOut, scheduled, drawn}
+const ROOMS = JSON.parse(need("ROOMS")); // {adaptive, soldOut, scheduled, drawn, sale}
 const ALLOW = JSON.parse(need("ALLOW")); // phrases that are names: room ids, titles, the server id
 const OUT_DIR = process.env.OUT_DIR || "test-output/browser";
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
@@ -100,7 +100,7 @@ function brokenWords(sel) {
 const WORDS = ".admin-header, .admin-title-row, .admin-table th, .admin-table td, .stats dt, .stats dd, .facts dt, .facts dd, legend, label, .button";
 
 // Words that are names in every language: products, protocols and units.
-const NAMES = new Set(["Redis", "URL", "ID", "PromQL", "Prometheus", "scrypt", "ms", "SHA", "UTC", "HTTP", "API", "http", "https", "fff"]);
+const NAMES = new Set(["Redis", "URL", "ID", "PromQL", "Prometheus", "scrypt", "ms", "SHA", "UTC", "HTTP", "API", "http", "https", "fff", "CSV", "JSON"]);
 
 /** english lists the English words in strings, leaving out ALLOW's phrases, paths, URLs and names. */
 function english(strings) {
@@ -169,6 +169,48 @@ async function main(browser) {
     await visit("room-sold-out", `/admin/rooms/${ROOMS.soldOut}`, () => live(page));
     await visit("room-scheduled", `/admin/rooms/${ROOMS.scheduled}`, () => live(page));
     await visit("room-drawn", `/admin/rooms/${ROOMS.drawn}`, () => live(page));
+    // A past sale's whole history in the same charts, and its report.
+    await visit("room-sale", `/admin/rooms/${ROOMS.sale}?range=sale`, async () => {
+      await live(page);
+      await page.locator(`${tid("chart-counts")} canvas`).waitFor({ timeout: WAIT_MS });
+    });
+    seen[`${lang}-${vp.name}-sale`] = {
+      reason: String(await page.evaluate(() => JSON.parse(document.getElementById("admin-series").textContent).length)),
+      signal: (await page.getAttribute("#charts-heading time", "title")) ?? "",
+    };
+    await visit("report", `/admin/rooms/${ROOMS.sale}/report`, () => page.locator(tid("report-figures")).waitFor());
+
+    // Sold out asks first: "no" posts nothing, "yes" marks it; undoing it
+    // does not ask.
+    await page.goto(`${BASE_URL}/admin/rooms/${ROOMS.sale}?lang=${lang}`);
+    await live(page);
+    let posts = 0;
+    const count = (r) => {
+      if (r.method() === "POST" && r.url().endsWith("/controls")) posts++;
+    };
+    page.on("request", count);
+    const dismissed = new Promise((resolve) =>
+      page.once("dialog", async (d) => {
+        const text = d.message();
+        await d.dismiss();
+        resolve(text);
+      }),
+    );
+    await page.click(tid("control-sold-out"));
+    const asked = await dismissed;
+    const postsAfterNo = posts;
+    page.once("dialog", (d) => d.accept());
+    await page.click(tid("control-sold-out"));
+    await page.locator(`${tid("control-sold-out")}[aria-pressed="true"]`).waitFor({ timeout: WAIT_MS });
+    let askedAgain = false;
+    page.once("dialog", (d) => {
+      askedAgain = true;
+      d.accept();
+    });
+    await page.click(tid("control-sold-out"));
+    await page.locator(`${tid("control-sold-out")}[aria-pressed="false"]`).waitFor({ timeout: WAIT_MS });
+    page.off("request", count);
+    seen[`${lang}-${vp.name}-confirm`] = { reason: asked, signal: `${postsAfterNo} ${posts} ${askedAgain}` };
 
     // The drill: degraded mode forced on from the room page and seen
     // there, then back to automatic.
@@ -198,6 +240,12 @@ async function main(browser) {
     ]);
     await page.waitForLoadState("load");
     await page.locator(tid("form-error")).waitFor({ timeout: WAIT_MS });
+    // The refused page opens at its first message, its input focused.
+    seen[`${lang}-${vp.name}-refused`] = await page.evaluate(() => {
+      const el = document.activeElement;
+      const r = el?.getBoundingClientRect();
+      return { reason: el?.getAttribute("name") ?? "", signal: r && r.top >= 0 && r.bottom <= window.innerHeight ? "in view" : "out of view" };
+    });
     results.push(await audit(page, "form-refused", lang, vp));
 
     await visit("form-edit", `/admin/rooms/${ROOMS.adaptive}/edit`);
