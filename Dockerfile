@@ -5,6 +5,28 @@
 #
 #   docker build --build-arg VERSION=$(git describe --tags --always) -t waitroom .
 #   docker run -p 8080:8080 -v waitroom-data:/data waitroom
+#
+# Offline, with no registry (Debian's podman or buildah): the `prebuilt`
+# stage takes the files scripts/release.sh puts under dist/image and pulls
+# nothing (cmd/waitroom's TestImageRuns builds and runs it):
+#
+#   scripts/release.sh image-root dist/image
+#   podman build --target prebuilt -t waitroom .
+
+# The same runtime files from the host's build: no stage is pulled.
+FROM scratch AS prebuilt
+COPY dist/image/usr /usr
+COPY dist/image/etc /etc
+COPY --chown=65532:65532 dist/image/data /data
+COPY --chown=65532:65532 dist/image/tmp /tmp
+COPY --chown=65532:65532 dist/image/keys /keys
+USER 65532:65532
+ENV WAITROOM_ADDR=0.0.0.0:8080 \
+    WAITROOM_DATA_DIR=/data \
+    WAITROOM_LOG_FORMAT=json
+VOLUME /data
+EXPOSE 8080
+ENTRYPOINT ["/usr/local/bin/waitroom"]
 
 FROM golang:1.26.8-bookworm AS build
 WORKDIR /src

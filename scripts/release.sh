@@ -9,6 +9,10 @@
 #   scripts/release.sh [VERSION]        dist/waitroom-VERSION-linux-{amd64,arm64} and SHA256SUMS
 #   scripts/release.sh build OUT        one binary for $GOOS/$GOARCH (the Dockerfile uses this)
 #   scripts/release.sh check [VERSION]  build everything twice and compare the bytes
+#   scripts/release.sh image-root DIR   the runtime image's files under DIR (the
+#                                       binary, CA certificates, /data, /tmp,
+#                                       /keys) for the Dockerfile's `prebuilt`
+#                                       stage, which builds offline
 #
 # VERSION defaults to `git describe --tags --always --dirty`, else "dev".
 set -euo pipefail
@@ -32,6 +36,13 @@ release() { # release DIR VERSION
 }
 
 case "${1:-}" in
+image-root)
+  [ $# -ge 2 ] || { echo "usage: $0 image-root DIR" >&2; exit 2; }
+  root=$2
+  mkdir -p "$root/usr/local/bin" "$root/etc/ssl/certs" "$root/data" "$root/tmp" "$root/keys"
+  build "$root/usr/local/bin/waitroom"
+  cp /etc/ssl/certs/ca-certificates.crt "$root/etc/ssl/certs/ca-certificates.crt"
+  ;;
 build)
   [ $# -ge 2 ] || { echo "usage: $0 build OUT" >&2; exit 2; }
   build "$2"

@@ -116,7 +116,7 @@ func (e *degradedEnv) waitState(want string, limit time.Duration) time.Duration 
 
 func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	e := newDegradedEnv(t)
-	e.putRoom("sale", `{"paused": true, "product_id": "sneaker-drop", "product_name": "Sneaker"}`)
+	e.putRoom("sale", `{"paused": true, "product_id": "sneaker-drop", "product_name": "Sneaker", "message": "One pair per person."}`)
 	waiter := e.browser()
 	if r := e.do(waiter, "POST", "/api/rooms/sale/enter", ""); r.body["state"] != "waiting" {
 		t.Fatalf("before the outage: %s", r.raw)
@@ -194,6 +194,9 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	res, doc := e.page(e.browser(), "/rooms/sale")
 	if res.Request.URL.Path != "/rooms/sale/accept" || testid(doc, "accept-product").Text() != "Sneaker" {
 		t.Fatalf("page while degraded: %s", res.Request.URL)
+	}
+	if msg := testid(doc, "room-message").Text(); msg != "One pair per person." {
+		t.Errorf("the accept page shows the room's message %q", msg)
 	}
 
 	e.redis.Restart(t)

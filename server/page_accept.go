@@ -34,7 +34,7 @@ func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProp
 	lang := pageLang(c)
 	product := s.ProductName.In(string(lang))
 	p := templates.AcceptProps{
-		Lang: lang, Room: room, Title: s.Title.In(string(lang)),
+		Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),
 		Theme:     templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
 		ProductID: s.ProductID, Product: product, Degraded: d.deg.Degraded(), MaxQuantity: s.MaxQuantity,
 	}
