@@ -74,7 +74,10 @@ func (a *Admitter) Run(ctx context.Context) error {
 			seen := make(map[string]bool, len(rooms))
 			for _, room := range rooms {
 				seen[room] = true
-				if _, ok := running[room]; !ok {
+				// A room's loop starts once the epoch is known: a loop that
+				// cached a room before this server had read any epoch could
+				// not tell a Redis that lost the room from one it never knew.
+				if _, ok := running[room]; !ok && known {
 					rctx, cancel := context.WithCancel(ctx)
 					running[room] = cancel
 					wake := a.wakeup(room)
