@@ -419,25 +419,9 @@ var SettingFields = []SettingField{
 			return nil
 		}},
 	{Name: "logo_url", Section: SectionLook, Kind: KindURL, Doc: "the waiting page's logo, as `target_url`",
-		check: func(s *Settings) error {
-			if s.LogoURL == "" {
-				return nil
-			}
-			if err := validateTargetURL(s.LogoURL); err != nil {
-				return err.at("logo_url")
-			}
-			return nil
-		}},
+		check: func(s *Settings) error { return optionalURL("logo_url", s.LogoURL) }},
 	{Name: "shop_url", Section: SectionLook, Kind: KindURL, Doc: "a link back to the shop on the sold out and closed pages, as `target_url`; empty: no link",
-		check: func(s *Settings) error {
-			if s.ShopURL == "" {
-				return nil
-			}
-			if err := validateTargetURL(s.ShopURL); err != nil {
-				return err.at("shop_url")
-			}
-			return nil
-		}},
+		check: func(s *Settings) error { return optionalURL("shop_url", s.ShopURL) }},
 	{Name: "product_id", Section: SectionLook, Kind: KindText, Doc: "what the accept page of degraded mode asks for (its id, at most 64 characters)",
 		check: func(s *Settings) error { return atMost("product_id", s.ProductID, 64) }},
 	{Name: "product_name", Section: SectionLook, Kind: KindText, PerLang: true, Doc: "what the accept page of degraded mode asks for (its name); " + localTextDoc + ", at most 200 characters each",
@@ -690,6 +674,18 @@ const maxURLLen = 2048
 // characters and spaces are refused too, since browsers strip or drop them
 // before parsing (" //evil" is "//evil"). Percent-escapes stay escaped in a
 // browser ("/%5Cevil" is a path here), so they are allowed.
+// optionalURL checks an optional page URL (logo_url, shop_url) as
+// target_url is checked; empty is none.
+func optionalURL(field, raw string) error {
+	if raw == "" {
+		return nil
+	}
+	if err := validateTargetURL(raw); err != nil {
+		return err.at(field)
+	}
+	return nil
+}
+
 func validateTargetURL(raw string) *FieldError {
 	return validateURL(raw, true)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/waitroom/waitroom/queue"
@@ -29,15 +30,17 @@ func refuseDroppedFields(body []byte, old queue.Settings) error {
 	}
 }
 
-// droppedFields lists, in the room's JSON order, the top-level fields whose
-// stored value differs from the default and that sent does not name.
+// droppedFields lists, in the order the settings are declared
+// (queue.SettingFields), the top-level fields whose stored value differs from
+// the default and that sent does not name.
 func droppedFields(sent map[string]json.RawMessage, old queue.Settings) []string {
 	def := queue.DefaultSettings()
 	def.Normalize()
 	stored, defaults := fieldsOf(old), fieldsOf(def)
 	var dropped []string
-	for _, name := range jsonKeysInOrder(old) {
-		if _, ok := sent[name]; ok {
+	for _, f := range queue.SettingFields {
+		name, _, _ := strings.Cut(f.Name, ".") // bot_protection.pow_cost: the room's bot_protection
+		if _, ok := sent[name]; ok || slices.Contains(dropped, name) {
 			continue
 		}
 		if !bytes.Equal(stored[name], defaults[name]) {
@@ -52,27 +55,4 @@ func fieldsOf(s queue.Settings) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	_ = json.Unmarshal(data, &m)
 	return m
-}
-
-// jsonKeysInOrder is the order Settings marshals its fields in, so that the
-// error lists them as GET shows them.
-func jsonKeysInOrder(s queue.Settings) []string {
-	data, _ := json.Marshal(s)
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var keys []string
-	if _, err := dec.Token(); err != nil {
-		return nil
-	}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return keys
-		}
-		keys = append(keys, t.(string))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return keys
-		}
-	}
-	return keys
 }

@@ -68,7 +68,7 @@ func TestImageRuns(t *testing.T) {
 	broker := kafkatest.Start(t, outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic)
 	addr := tooltest.FreeAddr(t)
 	const token = "3f9a0c6d2b8e4f1a7c5e9d0b2a4c6e8f"
-	name := "waitroom-test-" + strings.ReplaceAll(filepath.Base(data), "/", "")
+	name := "waitroom-test-" + filepath.Base(data)
 	args := append(append([]string{}, container...), "--name", name, "localhost/waitroom:test",
 		"--addr", addr, "--redis-url", rs.URL(), "--kafka-brokers", strings.Join(broker.Addrs(), ","), "--admin-token", token)
 	srv := pod(args...)
