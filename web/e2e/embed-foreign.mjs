@@ -19,11 +19,18 @@ await run(async (browser, seen) => {
     if (m.type() === "error") consoleErrors.push(m.text());
   });
   const responses = [];
+  // Each response's headers are read asynchronously: the script waits for
+  // all of them before it returns and the browser closes.
+  const reading = [];
   const enters = [];
-  page.on("response", async (r) => {
+  page.on("response", (r) => {
     const u = new URL(r.url());
     if (u.origin === WAITROOM && u.pathname.startsWith("/embed/")) {
-      responses.push({ parent: u.searchParams.get("parent"), status: r.status(), csp: (await r.allHeaders())["content-security-policy"] ?? null });
+      reading.push(
+        r.allHeaders().then((h) => {
+          responses.push({ parent: u.searchParams.get("parent"), status: r.status(), csp: h["content-security-policy"] ?? null });
+        }),
+      );
     }
   });
   page.on("request", (r) => {
@@ -59,6 +66,7 @@ await run(async (browser, seen) => {
     }),
   ]);
   clearTimeout(timer);
+  await Promise.all(reading);
   const frames = page.frames().filter((f) => f !== page.mainFrame()).map((f) => f.url());
   log(`frames: ${JSON.stringify(frames)}; responses: ${JSON.stringify(responses)}`);
   return { frames, responses, messages, enters, consoleErrors, foreign };
