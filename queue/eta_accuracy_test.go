@@ -232,6 +232,7 @@ func TestETAAgainstReality(t *testing.T) {
 	// The same line on a real redis-server: the Lua scripts measure the
 	// rate the estimates are made of.
 	t.Run("everyone stays, on Redis", func(t *testing.T) {
+		redistest.SkipShortOrFallback(t)
 		store := redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t))
 		etaAgainstReality(t, lineShape{store: store}, paces, etaBounds{0.10, 0.20, 1})
 	})

@@ -19,6 +19,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/redisstore"
 	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/token"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
@@ -36,13 +37,22 @@ type env struct {
 	clock *clockwork.FakeClock
 }
 
+// newEnv is a server on the test's store: the memory store under -short,
+// redis-server otherwise (testkit.LineStore).
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	rdb := redistest.Shared(t).Client(t)
-	return newEnvWith(t, rdb)
+	store, ping := testkit.LineStore(t)
+	return newEnvOn(t, store, ping)
 }
 
+// newEnvWith is a server on rdb, for tests that watch or break Redis itself.
 func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
+	t.Helper()
+	return newEnvOn(t, redisstore.New(rdb, redistest.Prefix(t)),
+		func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+}
+
+func newEnvOn(t *testing.T, store queue.Store, ping func(context.Context) error) *env {
 	t.Helper()
 	keys, err := token.Generate()
 	if err != nil {
@@ -50,10 +60,9 @@ func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
 	}
 	keys.Issuer = "http://waitroom.test"
 	clock := clockwork.NewFakeClockAt(t0)
-	line := queue.NewLine(redisstore.New(rdb, redistest.Prefix(t)), keys,
+	line := queue.NewLine(store, keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
-	srv := server.New(line, server.Config{AdminToken: adminToken,
-		Ping: func(ctx context.Context) error { return rdb.Ping(ctx).Err() }})
+	srv := server.New(line, server.Config{AdminToken: adminToken, Ping: ping})
 	ts := httptest.NewServer(checkedByOpenAPI(t, srv))
 	t.Cleanup(ts.Close)
 	return &env{t: t, srv: srv, url: ts.URL, line: line, clock: clock}

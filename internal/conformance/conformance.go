@@ -23,10 +23,39 @@ import (
 type Open func(t *testing.T) func() queue.Store
 
 // Run runs every behaviour test against the stores open makes.
-func Run(t *testing.T, open Open) {
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) { c.run(t, open) })
+func Run(t *testing.T, open Open, opts ...Option) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
 	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if o.shortSkipsHeavy && testing.Short() && heavy[c.name] {
+				t.Skip("conformance: -short runs this case at scale on the memory store only; the full tier runs it here")
+			}
+			c.run(t, open)
+		})
+	}
+}
+
+// Option changes how Run runs the suite.
+type Option func(*options)
+
+type options struct{ shortSkipsHeavy bool }
+
+// ShortSkipsHeavy skips the cases that work at scale under -short: on
+// miniredis, whose Lua runs in an interpreter, they take most of the
+// suite's time, and the fast tier runs them on the memory store.
+func ShortSkipsHeavy() Option { return func(o *options) { o.shortSkipsHeavy = true } }
+
+// heavy are the cases that admit, draw or sweep thousands of tickets.
+var heavy = map[string]bool{
+	"TheLargestBatchIsAdmittedInOneTick": true,
+	"LogPositionsMatchTheStore":          true,
+	"RandomDrawIsUniform":                true,
+	"FIFOUnderConcurrentEntries":         true,
+	"AbandonSweepReachesALongLine":       true,
+	"PresentInALongLineAndAtTheHead":     true,
 }
 
 var cases = []struct {

@@ -19,6 +19,7 @@ import (
 // miniredis, which embedded mode runs.
 func TestConformance(t *testing.T) {
 	t.Run("redis-server", func(t *testing.T) {
+		redistest.SkipShortOrFallback(t)
 		conformance.Run(t, func(t *testing.T) func() queue.Store {
 			rdb, prefix := redistest.Shared(t).Client(t), redistest.Prefix(t)
 			return func() queue.Store { return redisstore.New(rdb, prefix) }
@@ -42,6 +43,6 @@ func TestConformance(t *testing.T) {
 				ReadTimeout: time.Minute, MaxRetries: -1})
 			t.Cleanup(func() { _ = rdb.Close() })
 			return func() queue.Store { return redisstore.New(rdb, "wr:") }
-		})
+		}, conformance.ShortSkipsHeavy())
 	})
 }

@@ -89,6 +89,9 @@ func stopSharedCluster() {
 // missing, as decide rules for the single server.
 func needClusterTools(tb testing.TB) {
 	tb.Helper()
+	if testing.Short() {
+		tb.Skip("redistest: -short starts no Redis Cluster; the full tier does")
+	}
 	var missing []error
 	for _, bin := range []string{redisServer, redisCLI} {
 		if _, err := exec.LookPath(bin); err != nil {

@@ -39,3 +39,17 @@ func decide(lookErr error, getenv func(string) string) (bool, error) {
 	}
 	return true, nil
 }
+
+// SkipShortOrFallback skips a test that is only worth running on a real
+// redis-server: under -short (the fast tier runs its twin on miniredis or the
+// memory store) and where Shared would fall back to miniredis, which the
+// twin covers already. In CI a missing redis-server fails it instead.
+func SkipShortOrFallback(tb testing.TB) {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("redistest: -short runs this on miniredis or the memory store; the full tier runs it on redis-server")
+	}
+	if fallback(tb) {
+		tb.Skipf("redistest: %s is not installed; its miniredis twin runs instead", redisServer)
+	}
+}
