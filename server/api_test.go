@@ -295,6 +295,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestRedisUnreachableIs503(t *testing.T) {
+	t.Parallel()
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1, DialTimeout: 200 * time.Millisecond})
 	t.Cleanup(func() { _ = rdb.Close() })
 	e := newEnvWith(t, rdb)

@@ -108,6 +108,7 @@ func closedWithin(r *rawHTTP, d time.Duration) bool {
 }
 
 func TestConnCapPerAddress(t *testing.T) {
+	t.Parallel()
 	cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 3, IdleTimeout: time.Minute, SilentGrace: time.Minute})
 	// The attacker's address holds its 3 with connections that send nothing.
 	for i := range 3 {
@@ -222,6 +223,7 @@ func TestConnCapSparesTrustedProxies(t *testing.T) {
 }
 
 func TestConnIdleTimeoutShortensUnderPressure(t *testing.T) {
+	t.Parallel()
 	const idle = 10 * time.Second
 	t.Run("no pressure: the configured wait", func(t *testing.T) {
 		cs := startConnServer(t, server.ConnLimits{Max: 100, PerClient: 100, IdleTimeout: idle})

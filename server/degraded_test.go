@@ -115,6 +115,7 @@ func (e *degradedEnv) waitState(want string, limit time.Duration) time.Duration 
 }
 
 func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
+	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", `{"paused": true, "product_id": "sneaker-drop", "product_name": "Sneaker", "message": "One pair per person."}`)
 	waiter := e.browser()
@@ -208,6 +209,7 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 }
 
 func TestDrillForcesDegradedMode(t *testing.T) {
+	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", `{}`)
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
@@ -259,6 +261,7 @@ func TestDrillForcesDegradedMode(t *testing.T) {
 // sees their intent's result from both servers, and nobody sees anyone
 // else's.
 func TestTwoServersAnswerEveryIntent(t *testing.T) {
+	t.Parallel()
 	rs := redistest.Start(t)
 	broker := kafkatest.Start(t, outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic)
 	keys, _ := token.Generate()

@@ -81,6 +81,7 @@ func form(e *degradedEnv, c *http.Client, qty string, hdr ...string) resp {
 // own open intent. Without an identity from before the outage (and no
 // NewcomerCheck to pass), none is taken and no identity is handed out.
 func TestDegradedCookielessFloodMintsNoIdentities(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, "", nil)
 	old := e.before(1)[0]
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off"}}`)
@@ -119,6 +120,7 @@ type admitAll struct{ asked int }
 func (a *admitAll) AdmitNewcomer(echo.Context, string, queue.Settings) error { a.asked++; return nil }
 
 func TestDegradedNewcomerCheckHook(t *testing.T) {
+	t.Parallel()
 	check := &admitAll{}
 	e := drillEnv(t, "", func(c *server.Config) { c.Newcomers = check })
 	e.degrade(`{"paused": true, "bot_protection": {"proof_of_work": "off"}}`)
@@ -134,6 +136,7 @@ func TestDegradedNewcomerCheckHook(t *testing.T) {
 }
 
 func TestDegradedMaxQuantity(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, "", nil)
 	vs := e.before(2)
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "max_quantity": 3, "bot_protection": {"proof_of_work": "off"}}`)
@@ -165,6 +168,7 @@ func TestDegradedMaxQuantity(t *testing.T) {
 
 // While Redis is down each server counts the per-client limits itself.
 func TestDegradedIntentLimitsPerIP(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, "", nil)
 	vs := e.before(5)
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off", "enters_per_ip_per_minute": 2}}`)

@@ -100,6 +100,7 @@ func (r *rawHTTP) closed() bool {
 }
 
 func TestSlowOrMissingBodyIsCutOff(t *testing.T) {
+	t.Parallel()
 	e := newLimitedEnv(t, server.Limits{BodyTimeout: bodyTimeout})
 	e.putRoom("sale", `{"paused": true}`)
 	enter := "POST /api/rooms/sale/enter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n"
@@ -214,6 +215,7 @@ func nextEvent(t *testing.T, sc *bufio.Scanner) map[string]any {
 }
 
 func TestPushStreamsOutliveTheBodyDeadline(t *testing.T) {
+	t.Parallel()
 	e := newLimitedEnv(t, server.Limits{BodyTimeout: bodyTimeout})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -12,6 +12,7 @@ import (
 // by the accept page's select; 0 set on purpose is kept (the stored JSON
 // says 0, not "left out") and caps nothing.
 func TestDegradedMaxQuantityDefaults(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, "", nil)
 	vs := e.before(3)
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off"}}`)

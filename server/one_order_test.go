@@ -74,6 +74,7 @@ func drill(t *testing.T, servers []*degradedEnv, on bool) {
 // others' back), each intent carries the same idempotency key, and the
 // shop's checkout, deduping on it, places one order per visitor.
 func TestOneVisitorsIntentsOnThreeServersAreOneOrder(t *testing.T) {
+	t.Parallel()
 	servers, broker := threeServers(t, `{"product_id": "drop", "capacity": 1, "paused": true}`)
 	a := servers[0]
 	patient, racer := a.browser(), a.browser()
@@ -163,6 +164,7 @@ func TestOneVisitorsIntentsOnThreeServersAreOneOrder(t *testing.T) {
 // every server); once checkout rejects the intent, they are, from the
 // place they had.
 func TestAcceptedIntentIsTheOrder(t *testing.T) {
+	t.Parallel()
 	servers, broker := threeServers(t, `{"product_id": "drop", "capacity": 5, "paused": true}`)
 	a, b := servers[0], servers[1]
 	shopper := a.browser()
@@ -239,6 +241,7 @@ func TestAcceptedIntentIsTheOrder(t *testing.T) {
 // admits a visitor with an accepted intent, and their entry token names
 // the intent, so checkout can refuse a second order.
 func TestCheckoutAfterIntentAdmitsWithTheIntentClaim(t *testing.T) {
+	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", `{"product_id": "drop", "paused": true, "checkout_after_intent": true}`)
 	waitCached(t, e)

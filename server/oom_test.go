@@ -14,6 +14,7 @@ import (
 // writes again, and a visitor's entry waits for that switch instead of
 // failing.
 func TestRedisOutOfMemoryIs503(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server is not on PATH")
 	}

@@ -24,6 +24,7 @@ import (
 // refused write is counted. When the disk takes writes again, /readyz is
 // 200 by itself and the same visitor's intent is taken.
 func TestFailingDiskRefusesIntentsWith503(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("WAITROOM_FAILING_DISK_CHILD") != "1" {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestFailingDiskRefusesIntentsWith503$", "-test.v", "-test.count=1")
 		cmd.Env = append(os.Environ(), "WAITROOM_FAILING_DISK_CHILD=1")

@@ -13,6 +13,7 @@ import (
 // "room not found"; the visitor's own intent still shows, and a room that
 // does not exist is still "room not found".
 func TestAcceptPageUnknownIntent(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, `{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off"}}`, nil)
 	owner, stranger := e.before(2)[0], e.browser()
 	e.degrade(`{"paused": true, "product_id": "sneaker-drop", "bot_protection": {"proof_of_work": "off"}}`)

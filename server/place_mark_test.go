@@ -14,6 +14,7 @@ import (
 // A mark for another room, or one copied onto another visitor cookie, does
 // not pass; a visitor from before gets its intent by API and by form.
 func TestDegradedMintedCookiesBuyNoIntents(t *testing.T) {
+	t.Parallel()
 	e := drillEnv(t, "", nil)
 	e.putRoom("other", `{"paused": true, "bot_protection": {"proof_of_work": "off"}}`)
 	olds := e.before(2)

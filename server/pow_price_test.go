@@ -24,6 +24,7 @@ import (
 // refused (challenge_underpaid) with a challenge at the new price, which
 // then buys the place. Every visitor here is one address (127.0.0.1).
 func TestPowPriceRisesPerNetwork(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const room = `{"paused": true, "bot_protection": {"proof_of_work": "on", "pow_cost": 32}}`
 	e.putRoom("sale", room)

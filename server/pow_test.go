@@ -64,6 +64,7 @@ func (e *env) entered(room string) float64 {
 // A script with fresh cookie jars gets a fresh challenge per request and no
 // place; a solution takes exactly one place, once.
 func TestPowScriptWithoutWorkTakesNoPlace(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.putRoom("sale", powRoom)
 	seen := map[string]bool{}
@@ -184,6 +185,7 @@ func TestPowConcurrentReplayIsOnePlace(t *testing.T) {
 // What an attacker tries: someone else's solution, another room's, an old
 // one, a doctored one, junk. Each is refused by name, with a fresh challenge.
 func TestPowRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.putRoom("sale", powRoom)
 	e.putRoom("other", powRoom)
@@ -280,6 +282,7 @@ func TestRoomPageSubresourceTakesNoPlace(t *testing.T) {
 // While Redis is down an intent costs a solution; single use then holds in
 // this server's own spent-set.
 func TestPowDegradedIntent(t *testing.T) {
+	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", powRoom)
 	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the room reaches the cache by its own loop

@@ -127,6 +127,7 @@ func await(t *testing.T, what string, cond func() bool) {
 // the timeout from then, and the one behind it hears its new position,
 // still without a read.
 func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
+	t.Parallel()
 	w := &storeWatch{aliveAt: map[string]float64{}, marked: map[string]float64{}}
 	rdb := redistest.Shared(t).Client(t)
 	rdb.AddHook(seeHook(w.see))
@@ -248,6 +249,7 @@ func (w *statusReads) get() int {
 // second read right after the first (two reads per connection doubled the
 // store's work for every waiter that connects or reconnects).
 func TestAConnectionsFirstReadIsNotRepeated(t *testing.T) {
+	t.Parallel()
 	w, e, ctx := runWithStatusReads(t)
 	e.putRoom("sale", `{"paused": true, "tiers": [{"max_position": null, "interval_ms": 500}]}`)
 

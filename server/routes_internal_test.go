@@ -78,6 +78,7 @@ func isCatchAll(r *echo.Route) bool { return r.Method == echo.RouteNotFound && r
 // to waitroom (/metrics included); every pattern the split keeps for
 // waitroom serves something, so the upstream loses no path for nothing.
 func TestEveryServedPathStaysWithWaitroomBehindTheGate(t *testing.T) {
+	t.Parallel()
 	s := fullServer(t)
 	by := func(name string) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Header().Set("X-By", name) })
