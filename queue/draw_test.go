@@ -11,7 +11,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/waitroom/waitroom/internal/memstore"
+	"github.com/waitroom/waitroom/internal/store/memstore"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -11,9 +11,9 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/waitroom/waitroom/internal/memstore"
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/store/memstore"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/queue"
 )
 

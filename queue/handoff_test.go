@@ -8,8 +8,8 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/waitroom/waitroom/internal/memstore"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/store/memstore"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 )
 
 // A place and its entry token belong to one person. A token is held by its

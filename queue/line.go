@@ -14,7 +14,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 )
 
 // settingsFresh is how long a cached room's settings are trusted when this

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/positions"
+	"github.com/waitroom/waitroom/queue/positions"
 )
 
 // snapshotChunk bounds one LineScores read of a resync.

@@ -93,9 +93,9 @@ type TickResult struct {
 	NoShows, Idle int64
 }
 
-// The ports: what the line needs of a store. internal/redisstore keeps them in
-// Redis, internal/memstore in this process's memory (the executable
-// specification); internal/conformance runs the same behaviour against both.
+// The ports: what the line needs of a store. internal/store/redisstore keeps them in
+// Redis, internal/store/memstore in this process's memory (the executable
+// specification); internal/store/conformance runs the same behaviour against both.
 // Each ticket operation (Enter, Status, Leave, Complete, Active, Hold, Tick,
 // ClaimPlace, RestoreRoom) is atomic; PutRoom and DeleteRoom are not (a
 // reader may see the settings before the room is listed).

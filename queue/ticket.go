@@ -3,7 +3,7 @@ package queue
 import (
 	"time"
 
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/internal/vocab"
 )
 

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 )
 
 // View is a ticket as every answer shows it: the enter and status API, the

@@ -3,7 +3,7 @@
 # callgrind: a count the machine's load does not change), for the enter
 # script at a git revision against this checkout's, with EVALSHA and, for
 # this checkout, as a function (FCALL; the library holds the record codec
-# once, as internal/redisstore/functions.go builds it). Each run is a fresh
+# once, as internal/store/redisstore/functions.go builds it). Each run is a fresh
 # redis-server under valgrind on PORT; the per-enter figure is the slope
 # between N1 and N2 enters, so start-up and the first entries cancel out.
 # Visitors are cookie visitors with random ids, as the server makes them
@@ -16,10 +16,10 @@ set -euo pipefail
 REV=${1:-263a0aa}; PORT=${PORT:-25002}; N1=${N1:-2000}; N2=${N2:-6000}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-git show "$REV:internal/redisstore/lua/record.lua" > "$work/old-record.lua"
-git show "$REV:internal/redisstore/lua/enter.lua" > "$work/old-enter.lua"
-cp internal/redisstore/lua/record.lua "$work/new-record.lua"
-cp internal/redisstore/lua/enter.lua "$work/new-enter.lua"
+git show "$REV:internal/store/redisstore/lua/record.lua" > "$work/old-record.lua"
+git show "$REV:internal/store/redisstore/lua/enter.lua" > "$work/old-enter.lua"
+cp internal/store/redisstore/lua/record.lua "$work/new-record.lua"
+cp internal/store/redisstore/lua/enter.lua "$work/new-enter.lua"
 sig() {
   if grep -q '^-- KEYS\[13\] base' "$1"; then echo 13
   elif grep -q '^-- ARGV\[1\] the number of enters' "$1"; then echo batch

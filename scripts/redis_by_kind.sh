@@ -2,7 +2,7 @@
 # redis_by_kind.sh PORT SECONDS: what a loopback redis-server's commands are
 # for. It listens with MONITOR for SECONDS (bounded by timeout) and counts
 # every command under its kind: a script call (FCALL of waitroom_<op>_<v>,
-# or EVALSHA/EVAL named by its SHA from internal/redisstore/lua) with the
+# or EVALSHA/EVAL named by its SHA from internal/store/redisstore/lua) with the
 # commands it ran inside, or a
 # plain command by name and key suffix ("xread log", "get settings"). As
 # INFO commandstats counts them: the script call is one command, each
@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 port=${1:?port}
 secs=${2:?seconds}
-lua=internal/redisstore/lua
+lua=internal/store/redisstore/lua
 
 # SHA → script name: scripts that read records start with record.lua (scripts.go).
 shas=$(mktemp)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )

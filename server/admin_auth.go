@@ -8,9 +8,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/adminops"
-	"github.com/waitroom/waitroom/internal/clientip"
-	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
+	"github.com/waitroom/waitroom/internal/operator/throttle"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 )
 
 var (

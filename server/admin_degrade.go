@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
 )
 
 // handleGetDegrade: GET /admin/api/degrade shows the state and why.

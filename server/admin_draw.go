@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
 )
 
 // TestScheduledOpeningOverTheAPI: before opens_at, enter answers scheduled

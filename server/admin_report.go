@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/history"
+	"github.com/waitroom/waitroom/internal/operator/history"
 )
 
 // reportSource is the sale's history (*history.Store).

@@ -9,7 +9,7 @@ import (
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/adminops"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
 )
 
 // soldOutJSON is the sold-out endpoint's body and answer.

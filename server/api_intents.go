@@ -10,9 +10,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/clientip"
-	"github.com/waitroom/waitroom/internal/history"
+	"github.com/waitroom/waitroom/internal/operator/history"
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 )
 
 // intentStore is what the intent handlers need of the durable outbox; its

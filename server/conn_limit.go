@@ -13,7 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/clientip"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 )
 
 // Refusing a connection over a cap: the refused client gets a real answer

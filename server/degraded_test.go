@@ -13,11 +13,11 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/segmentio/kafka-go"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )

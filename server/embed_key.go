@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/hexid"
+	"github.com/waitroom/waitroom/internal/httpkit/hexid"
 	"github.com/waitroom/waitroom/queue"
 )
 

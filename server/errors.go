@@ -10,8 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/apierr"
-	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/httpkit/apierr"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/hexid"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/httpkit/hexid"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -3,7 +3,7 @@ package server_test
 import (
 	"testing"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 func TestMain(m *testing.M) { redistest.Main(m) }

@@ -6,7 +6,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/render"
+	"github.com/waitroom/waitroom/internal/httpkit/render"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )

@@ -11,10 +11,10 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 )
 
 // threeServers is one deployment: three servers on one real redis-server

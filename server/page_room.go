@@ -9,7 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/render"
+	"github.com/waitroom/waitroom/internal/httpkit/render"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )

@@ -7,9 +7,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/clientip"
-	"github.com/waitroom/waitroom/internal/history"
-	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/operator/history"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 

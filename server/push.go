@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/hexid"
+	"github.com/waitroom/waitroom/internal/httpkit/hexid"
 	"github.com/waitroom/waitroom/internal/push"
 	"github.com/waitroom/waitroom/queue"
 )

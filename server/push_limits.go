@@ -7,8 +7,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/push"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 )
 
 // Refusals of a push connection over a cap. The page falls back to polling.

@@ -13,7 +13,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // storeWatch counts what the server asks Redis: per-waiter status reads

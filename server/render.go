@@ -3,7 +3,7 @@ package server
 import (
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/render"
+	"github.com/waitroom/waitroom/internal/httpkit/render"
 	"github.com/waitroom/waitroom/templates"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/dashboard"
+	"github.com/waitroom/waitroom/internal/operator/dashboard"
 	"github.com/waitroom/waitroom/static"
 )
 
@@ -150,7 +150,7 @@ func notFound(echo.Context) error {
 	return errorf(http.StatusNotFound, "not_found", "no such endpoint")
 }
 
-// DashboardRoutes are the dashboard's rows (internal/dashboard), beside the
+// DashboardRoutes are the dashboard's rows (internal/operator/dashboard), beside the
 // admin API under /admin.
 func DashboardRoutes(h dashboard.Handlers) []Route {
 	const get, post = http.MethodGet, http.MethodPost
@@ -218,7 +218,7 @@ func (s *Server) mount(rows []Route) {
 	s.table = append(s.table, rows...)
 }
 
-// Paths are the patterns (server/gate's syntax) of every path this server
+// Paths are the patterns (gate's syntax) of every path this server
 // serves, for gate.Split to keep for waitroom: everything mounted but the
 // catch-all 404, which would leave nothing to the upstream.
 func (s *Server) Paths() []string {

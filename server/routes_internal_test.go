@@ -15,13 +15,13 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/dashboard"
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/history"
+	"github.com/waitroom/waitroom/internal/operator/dashboard"
+	"github.com/waitroom/waitroom/internal/operator/history"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/labstack/echo/v4/middleware"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
+	"github.com/waitroom/waitroom/internal/operator/throttle"
 	"github.com/waitroom/waitroom/internal/push"
-	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 	"github.com/waitroom/waitroom/queue"
 )
 

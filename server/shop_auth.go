@@ -6,7 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
 )
 
 // shopKeys tells a room's shop credential (token.Keyset).

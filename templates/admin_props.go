@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/history"
+	"github.com/waitroom/waitroom/internal/operator/history"
 	"github.com/waitroom/waitroom/queue"
 )
 

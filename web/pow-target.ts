@@ -1,5 +1,5 @@
 // The arithmetic of waitroom's proof of work, shared by the worker and the
-// tests: see internal/pow.
+// tests: see internal/visitor/pow.
 
 /** The parameters of a challenge, as the server signs them. */
 export interface Parameters {

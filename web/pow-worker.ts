@@ -1,5 +1,5 @@
 // The proof-of-work solver's Web Worker: waitroom's hashcash over scrypt
-// (docs/api.md "Proof of work", internal/pow), with hash-wasm's WebAssembly
+// (docs/api.md "Proof of work", internal/visitor/pow), with hash-wasm's WebAssembly
 // scrypt. It tries counters start, start + step, … until the first 48 bits
 // of scrypt(nonce ‖ uint32be(counter), salt) are below the target, and
 // posts {counter}; {error} when it cannot.

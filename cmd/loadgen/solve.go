@@ -9,7 +9,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 )
 
 // enterSolving is one scripted attacker's place: enter as a new visitor, get

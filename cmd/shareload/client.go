@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 )
 
 // client is one loopback address's: every connection it makes starts there,

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // buildBinary builds waitroom into a temporary directory.

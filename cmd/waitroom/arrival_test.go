@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestSlotsLapseUnused runs the built binary in gate mode on a real

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestRunOnRedisCluster starts the server with --redis-url naming the three

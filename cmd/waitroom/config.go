@@ -16,12 +16,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/internal/adminops"
-	"github.com/waitroom/waitroom/internal/clientip"
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/history"
-	"github.com/waitroom/waitroom/internal/metrics"
-	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/internal/operator/adminops"
+	"github.com/waitroom/waitroom/internal/operator/history"
+	"github.com/waitroom/waitroom/internal/operator/metrics"
+	"github.com/waitroom/waitroom/internal/operator/throttle"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -98,7 +98,7 @@ type config struct {
 	DegradeAfter time.Duration
 
 	// HistoryKeep is how long a day of a room's per-minute history stays
-	// in Redis after it ends (internal/history).
+	// in Redis after it ends (internal/operator/history).
 	HistoryKeep time.Duration
 
 	// ServerID names this server in the rooms' admitter leases (and their logs).

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestRaiseFileLimit lowers this process's soft open-file limit and raises

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestKilledBetweenOutboxAndKafkaLosesNothing runs the real binary. With

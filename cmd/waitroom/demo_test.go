@@ -13,8 +13,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/internal/kafkatest"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestConfigDemoOnlyInEmbeddedMode: the demo is on by default only when

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/metrics"
+	"github.com/waitroom/waitroom/internal/operator/metrics"
 )
 
 // startForTest runs the whole program with args (embedded Redis and Kafka

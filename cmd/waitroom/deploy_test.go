@@ -86,7 +86,7 @@ func readDeploy(t *testing.T, name string) []byte {
 // TestComposeFile: deploy/compose.yaml parses, sets only real flags with
 // values waitroom accepts, pins every image, runs two waitroom servers
 // sharing one signing key behind nginx, and its nginx config is the
-// forward-auth example (tested with a real nginx in server/gate) but for
+// forward-auth example (tested with a real nginx in gate) but for
 // the upstream addresses.
 func TestComposeFile(t *testing.T) {
 	var compose struct {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/tooltest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/tooltest"
 )
 
 // TestImageRuns builds the image the Dockerfile describes (its `prebuilt`

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // proc is one waitroom process of a test, its stderr kept line by line.

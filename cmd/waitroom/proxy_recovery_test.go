@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/tooltest"
+	"github.com/waitroom/waitroom/internal/testkit/tooltest"
 )
 
 // TestAcceptPageRecoversBehindTheShippedProxies: the built binary behind a

@@ -15,8 +15,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/pow"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 )
 
 type syncBuffer struct {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/testcert"
+	"github.com/waitroom/waitroom/internal/testkit/testcert"
 )
 
 // TestRunServesTLS: with --tls-cert and --tls-key the listener speaks HTTPS.

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // from is a client whose connections come from ip (127.0.0.0/8 are all this

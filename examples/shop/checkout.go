@@ -5,7 +5,7 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/waitroom/waitroom/server/gate/middleware"
+	"github.com/waitroom/waitroom/gate/middleware"
 	"github.com/waitroom/waitroom/templates"
 )
 

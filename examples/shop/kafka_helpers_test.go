@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/internal/kafkatest"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 )
 
 const (

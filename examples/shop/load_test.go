@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/examples/shop"
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 )
 
 // TestTenThousandIntentsAcrossFaults: 10,000 intents go through waitroom's

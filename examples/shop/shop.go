@@ -19,8 +19,8 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/gate/middleware"
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/server/gate/middleware"
 )
 
 // The drop the demo sells.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
 )
 
 // PathList is a flag.Value for path patterns given as a comma-separated

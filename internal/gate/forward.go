@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
 	"github.com/waitroom/waitroom/queue"
 )
 

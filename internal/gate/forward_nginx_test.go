@@ -18,11 +18,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/waitroom/waitroom/internal/pow"
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/token"
-	"github.com/waitroom/waitroom/internal/tooltest"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/testkit/tooltest"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )

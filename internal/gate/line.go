@@ -8,9 +8,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
-	"github.com/waitroom/waitroom/internal/pow"
-	"github.com/waitroom/waitroom/internal/token"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
+	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -3,7 +3,7 @@ package gate
 import (
 	"time"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
 )
 
 // Meter measures calls to the upstream: in flight now, and latency (time

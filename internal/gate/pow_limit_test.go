@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/gate"
-	"github.com/waitroom/waitroom/internal/redistest"
-	"github.com/waitroom/waitroom/internal/throttle"
+	"github.com/waitroom/waitroom/internal/operator/throttle"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestProxySolutionsCountAgainstTheChallengeLimit: checking a solution sent

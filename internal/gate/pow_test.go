@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/internal/pow"
+	"github.com/waitroom/waitroom/internal/visitor/pow"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -9,8 +9,8 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/waitroom/waitroom/internal/clientip"
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
+	"github.com/waitroom/waitroom/internal/visitor/clientip"
 	"github.com/waitroom/waitroom/queue"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/waitroom/waitroom/internal/gatekit"
+	"github.com/waitroom/waitroom/internal/gate/gatekit"
 )
 
 // Split sends requests for waitroomPaths, the patterns of every path

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/outbox"
-	"github.com/waitroom/waitroom/internal/testcert"
+	"github.com/waitroom/waitroom/internal/testkit/testcert"
 )
 
 // TestKafkaSASLAgainstTheBroker: the publisher (writer transport) and the

@@ -12,8 +12,8 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 )
 
 // node is the outbox side of one process lifetime: store, relay and

@@ -7,8 +7,8 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/waitroom/waitroom/internal/kafkatest"
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 )
 
 type applied struct{ messages, changed int }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/waitroom/waitroom/internal/memstore"
-	"github.com/waitroom/waitroom/internal/redisstore"
-	"github.com/waitroom/waitroom/internal/redistest"
+	"github.com/waitroom/waitroom/internal/store/memstore"
+	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -14,7 +14,7 @@ import (
 // the memory store under -short (the fast tier needs no service), else the
 // shared redis-server (the miniredis fallback where none is installed),
 // under the test's own prefix. Tests that need Redis itself (its hooks, its
-// death) use internal/redistest directly.
+// death) use internal/testkit/redistest directly.
 func LineStore(tb testing.TB) (queue.Store, func(context.Context) error) {
 	tb.Helper()
 	if testing.Short() {

@@ -1,0 +1,9 @@
+package history_test
+
+import (
+	"testing"
+
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
+)
+
+func TestMain(m *testing.M) { redistest.Main(m) }

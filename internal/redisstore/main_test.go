@@ -1,9 +1,0 @@
-package redisstore_test
-
-import (
-	"testing"
-
-	"github.com/waitroom/waitroom/internal/redistest"
-)
-
-func TestMain(m *testing.M) { redistest.Main(m) }
