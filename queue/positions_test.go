@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/store/memstore"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
@@ -29,15 +31,13 @@ func positionsLine(t *testing.T, store queue.Store) (*queue.Line, *clockwork.Fak
 // generous bound (the follower is a goroutine reading a blocking log).
 func awaitPosition(t *testing.T, p *queue.Positions, room string, score float64, want, waiting int64) {
 	t.Helper()
-	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		pos, n, _, ok := p.Position(room, score)
 		if ok && pos == want && n == waiting {
-			return
+			return nil
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatalf("score %v: at %d of %d (ok %v), want %d of %d", score, pos, n, ok, want, waiting)
-		}
-	}
+		return fmt.Errorf("score %v: at %d of %d (ok %v), want %d of %d", score, pos, n, ok, want, waiting)
+	})
 }
 
 // TestPositionsFollowTheLine: a watched room's positions follow enters,
@@ -86,14 +86,12 @@ func TestPositionsFollowTheLine(t *testing.T) {
 	if err := line.DeleteRoom(ctx, "sale"); err != nil {
 		t.Fatal(err)
 	}
-	for start := time.Now(); ; time.Sleep(5 * time.Millisecond) {
+	testkit.Eventually(t, 20*time.Second, func() error {
 		if _, n, _, ok := p.Position("sale", float64(tickets[4].Seq)); !ok && n == 0 {
-			break
+			return nil
 		}
-		if time.Since(start) > 20*time.Second {
-			t.Fatal("the deleted room's places are still there")
-		}
-	}
+		return errors.New("the deleted room's places are still there")
+	})
 }
 
 // countingLog counts the change log reads of a store.

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
@@ -124,14 +127,12 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	}
 	wantError(t, e.do(waiter, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 1}}`), 409, "not_degraded")
 	// Let every server's admission loop have read the room.
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	testkit.Eventually(t, 5*time.Second, func() error {
 		if _, ok := e.line.CachedRoom("sale"); ok {
-			break
+			return nil
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("room never cached")
-		}
-	}
+		return errors.New("room never cached")
+	})
 
 	if r := e.do(nil, "GET", "/readyz", ""); r.status != 200 || r.body["mode"] != "normal" {
 		t.Fatalf("readyz before the outage: %d %s", r.status, r.raw)
@@ -174,15 +175,13 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 		t.Fatalf("repeat gave %s, want %s", again.raw, id)
 	}
 	wantError(t, e.do(e.browser(), "GET", "/api/intents/"+id, ""), 404, "intent_not_found")
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	testkit.Eventually(t, 10*time.Second, func() error {
 		got := e.do(waiter, "GET", "/api/intents/"+id, "")
 		if got.body["status"] == "published" {
-			break
+			return nil
 		}
-		if time.Since(start) > 10*time.Second {
-			t.Fatalf("intent not published: %s", got.raw)
-		}
-	}
+		return fmt.Errorf("intent not published: %s", got.raw)
+	})
 	// Bad input while degraded.
 	wantError(t, e.do(waiter, "POST", "/api/rooms/nope/intents", `{"payload": {}}`), 404, "room_not_found")
 	wantError(t, e.do(waiter, "POST", "/api/rooms/sale/intents", `{"payload": [1]}`), 400, "invalid")
@@ -212,14 +211,12 @@ func TestDrillForcesDegradedMode(t *testing.T) {
 	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", `{}`)
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	testkit.Eventually(t, 5*time.Second, func() error {
 		if _, ok := e.line.CachedRoom("sale"); ok {
-			break
+			return nil
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("room never cached")
-		}
-	}
+		return errors.New("room never cached")
+	})
 	if r := e.admin("POST", "/admin/api/degrade", `{"on": true}`); r.status != 200 || r.body["degraded"] != true || r.body["all_servers"] != true {
 		t.Fatalf("drill on: %d %s", r.status, r.raw)
 	}
@@ -270,14 +267,12 @@ func TestTwoServersAnswerEveryIntent(t *testing.T) {
 	b := newDegradedServer(t, rs, broker.Addrs(), keys, prefix, "b", nil)
 	a.putRoom("sale", `{"product_id": "sneaker-drop"}`)
 	for _, s := range []*degradedEnv{a, b} {
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+		testkit.Eventually(t, 5*time.Second, func() error {
 			if _, ok := s.line.CachedRoom("sale"); ok {
-				break
+				return nil
 			}
-			if time.Since(start) > 5*time.Second {
-				t.Fatal("room never cached")
-			}
-		}
+			return errors.New("room never cached")
+		})
 	}
 	const n = 8
 	// The visitors were in line before the outage: only they may leave intents.
@@ -319,15 +314,13 @@ func TestTwoServersAnswerEveryIntent(t *testing.T) {
 	broker.Write(t, outbox.DefaultResultsTopic, results...)
 	for _, tk := range all {
 		for _, s := range []*degradedEnv{a, b} {
-			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the view fills from Kafka: nothing to await
+			testkit.Eventually(t, 20*time.Second, func() error { // the view fills from Kafka: nothing to await
 				r := s.do(tk.c, "GET", "/api/intents/"+tk.id, "")
 				if r.body["status"] == "rejected" && r.body["reason"] == "sold_out" {
-					break
+					return nil
 				}
-				if time.Since(start) > 20*time.Second {
-					t.Fatalf("%s: intent %s never showed its result: %d %s", s.url, tk.id, r.status, r.raw)
-				}
-			}
+				return fmt.Errorf("%s: intent %s never showed its result: %d %s", s.url, tk.id, r.status, r.raw)
+			})
 			wantError(t, s.do(s.browser(), "GET", "/api/intents/"+tk.id, ""), 404, "intent_not_found")
 		}
 	}

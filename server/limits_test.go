@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
@@ -287,17 +289,16 @@ func TestPushConnectionsAreCappedPerTicketAndPerClient(t *testing.T) {
 	// A closed stream gives its place back: carol gets in once the server
 	// has seen bob's stream end (its request context ends; poll for it).
 	bres.Body.Close()
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	start := time.Now()
+	testkit.Eventually(t, 5*time.Second, func() error {
 		res, sc := openSSE(t, ctx, e, carol, ids[carol])
 		if res.StatusCode == 200 && sc != nil {
 			t.Logf("bob's place came back %v after his stream closed", time.Since(start))
-			break
+			return nil
 		}
 		refused(res, "carol's stream while bob's is closing")
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("bob's closed stream never gave its place back")
-		}
-	}
+		return errors.New("bob's closed stream never gave its place back")
+	})
 }
 
 func TestListenerCapsOpenConnections(t *testing.T) {
@@ -339,15 +340,13 @@ func TestListenerCapsOpenConnections(t *testing.T) {
 	}
 	// A closed one gives its place back once the server sees it go (poll).
 	_ = held[0].c.Close()
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+	testkit.Eventually(t, 5*time.Second, func() error {
 		r := dialRaw(t, url)
 		r.write(get)
 		status, _, _ := r.answer()
 		if status == 200 {
-			break
+			return nil
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatalf("the place never came back: %d", status)
-		}
-	}
+		return fmt.Errorf("the place never came back: %d", status)
+	})
 }

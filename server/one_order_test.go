@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 	"testing"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
@@ -38,14 +41,12 @@ func threeServers(t *testing.T, room string) ([]*degradedEnv, *kafkatest.Broker)
 
 func waitCached(t *testing.T, s *degradedEnv) {
 	t.Helper()
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the admission loop caches it: nothing to await
+	testkit.Eventually(t, 5*time.Second, func() error { // the admission loop caches it: nothing to await
 		if _, ok := s.line.CachedRoom("sale"); ok {
-			return
+			return nil
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("room never cached")
-		}
-	}
+		return errors.New("room never cached")
+	})
 }
 
 // drill switches every server of the deployment in or out of degraded mode.
@@ -92,14 +93,12 @@ func TestOneVisitorsIntentsOnThreeServersAreOneOrder(t *testing.T) {
 	}
 	id := first.body["intent_id"].(string)
 	for _, s := range servers[1:] {
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the view fills from Kafka: nothing to await
+		testkit.Eventually(t, 20*time.Second, func() error { // the view fills from Kafka: nothing to await
 			if r := s.do(patient, "GET", "/api/intents/"+id, ""); r.status == 200 {
-				break
+				return nil
 			}
-			if time.Since(start) > 20*time.Second {
-				t.Fatalf("%s never read intent %s back", s.url, id)
-			}
-		}
+			return fmt.Errorf("%s never read intent %s back", s.url, id)
+		})
 		r := s.do(patient, "POST", "/api/rooms/sale/intents", `{"payload": {"product": "drop", "quantity": 2}}`)
 		if r.status != 202 || r.body["intent_id"] != id || r.body["status"] != "published" {
 			t.Fatalf("%s: second intent of the same visitor: %d %s; want 202 with %s, published", s.url, r.status, r.raw, id)
@@ -186,21 +185,19 @@ func TestAcceptedIntentIsTheOrder(t *testing.T) {
 	}
 
 	for _, s := range servers {
-		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // b and c learn it from Kafka
+		testkit.Eventually(t, 20*time.Second, func() error { // b and c learn it from Kafka
 			r := s.do(shopper, "POST", "/api/rooms/sale/enter", "")
 			if r.body["state"] == "ordered" {
 				if r.body["intent_id"] != id || r.body["token"] != nil {
 					t.Fatalf("%s: ordered answer %s, want intent %s and no token", s.url, r.raw, id)
 				}
-				break
+				return nil
 			}
 			if r.body["state"] == "admitted" {
 				t.Fatalf("%s: a visitor with an accepted intent was admitted: %s", s.url, r.raw)
 			}
-			if time.Since(start) > 20*time.Second {
-				t.Fatalf("%s: never answered ordered: %s", s.url, r.raw)
-			}
-		}
+			return fmt.Errorf("%s: never answered ordered: %s", s.url, r.raw)
+		})
 	}
 	// The room page sends them to their intent's page, which keeps them there.
 	noRedirect := &http.Client{Jar: shopper.Jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -219,7 +216,7 @@ func TestAcceptedIntentIsTheOrder(t *testing.T) {
 	v, _ := json.Marshal(outbox.ResultMessage{IntentID: id, Status: outbox.ResultRejected, Reason: "sold_out"})
 	broker.Write(t, outbox.DefaultResultsTopic, kafka.Message{Key: []byte(id), Value: v})
 	for _, s := range servers {
-		for start := time.Now(); ; time.Sleep(50 * time.Millisecond) { // the result comes through Kafka, then a tick
+		testkit.Eventually(t, 20*time.Second, func() error { // the result comes through Kafka, then a tick
 			r := s.do(shopper, "POST", "/api/rooms/sale/enter", "")
 			if r.body["state"] == "admitted" {
 				if r.body["ticket"] != ticket {
@@ -228,12 +225,10 @@ func TestAcceptedIntentIsTheOrder(t *testing.T) {
 				if r.body["token"] == nil {
 					t.Fatalf("%s: admitted without a token: %s", s.url, r.raw)
 				}
-				break
+				return nil
 			}
-			if time.Since(start) > 20*time.Second {
-				t.Fatalf("%s: never admitted after the rejection: %s", s.url, r.raw)
-			}
-		}
+			return fmt.Errorf("%s: never admitted after the rejection: %s", s.url, r.raw)
+		})
 	}
 }
 

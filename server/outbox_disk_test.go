@@ -3,6 +3,7 @@
 package server_test
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/testkit"
 )
 
 // TestFailingDiskRefusesIntentsWith503: the outbox's disk really refuses
@@ -90,14 +93,12 @@ func TestFailingDiskRefusesIntentsWith503(t *testing.T) {
 	}
 
 	restore()
-	for start := time.Now(); ; time.Sleep(100 * time.Millisecond) { // the outbox probes once a second: nothing to await
+	testkit.Eventually(t, 15*time.Second, func() error { // the outbox probes once a second: nothing to await
 		if r := e.do(nil, "GET", "/readyz", ""); r.status == 200 && r.body["outbox"] == "ok" {
-			break
+			return nil
 		}
-		if time.Since(start) > 15*time.Second {
-			t.Fatal("/readyz never came back once the disk took writes")
-		}
-	}
+		return errors.New("/readyz never came back once the disk took writes")
+	})
 	if r := e.do(late, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 2}}`); r.status != 202 {
 		t.Fatalf("intent once the disk takes writes: %d %s", r.status, r.raw)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -14,6 +15,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/pow"
 	"github.com/waitroom/waitroom/internal/visitor/token"
@@ -285,14 +287,12 @@ func TestPowDegradedIntent(t *testing.T) {
 	t.Parallel()
 	e := newDegradedEnv(t)
 	e.putRoom("sale", powRoom)
-	for start := time.Now(); ; time.Sleep(20 * time.Millisecond) { // the room reaches the cache by its own loop
+	testkit.Eventually(t, 5*time.Second, func() error { // the room reaches the cache by its own loop
 		if _, ok := e.line.CachedRoom("sale"); ok {
-			break
+			return nil
 		}
-		if time.Since(start) > 5*time.Second {
-			t.Fatal("room never cached")
-		}
-	}
+		return errors.New("room never cached")
+	})
 	bob := e.browser()
 	c := challengeOf(t, e.do(bob, "GET", "/api/rooms/sale/challenge", ""))
 	e.redis.Kill()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
@@ -91,7 +92,7 @@ func TestAdminTokenWorksDuringAFlood(t *testing.T) {
 		})
 	}
 	// The operator, while the flood runs: its own address and a flooding one.
-	eventually(t, 30*time.Second, "the flood under way", func() bool { return sent.Load() >= addrs*10 })
+	testkit.Until(t, 30*time.Second, "the flood under way", func() bool { return sent.Load() >= addrs*10 })
 	refused := 0
 	for _, ip := range []string{"127.0.0.200", "127.0.0.10"} {
 		c := clientFrom(ip)

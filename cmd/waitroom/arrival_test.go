@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
@@ -115,7 +116,7 @@ func TestSlotsLapseUnused(t *testing.T) {
 		t.Fatalf("B over capacity: %v", rb.body)
 	}
 	var bTok string
-	eventually(t, 15*time.Second, "B admitted after A's arrival window", func() bool {
+	testkit.Until(t, 15*time.Second, "B admitted after A's arrival window", func() bool {
 		r := status(b, bTicket)
 		bTok, _ = r.body["token"].(string)
 		return r.body["state"] == "admitted"
@@ -168,7 +169,7 @@ func TestSlotsLapseUnused(t *testing.T) {
 		t.Fatalf("C while B is busy at checkout: %v", r.body)
 	}
 	// B stops: the slot goes to C within idle_after_s and a quarter, plus a tick.
-	eventually(t, 15*time.Second, "C admitted after B went idle", func() bool {
+	testkit.Until(t, 15*time.Second, "C admitted after B went idle", func() bool {
 		return status(c, cTicket).body["state"] == "admitted"
 	})
 	if quiet := time.Since(bLast); quiet < 1900*time.Millisecond {

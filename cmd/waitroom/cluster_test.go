@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
@@ -101,7 +102,7 @@ func TestRunOnRedisCluster(t *testing.T) {
 		}
 		for i, v := range visitors {
 			var tok string
-			eventually(t, 20*time.Second, fmt.Sprintf("%s: visitor %d admitted", room, i), func() bool {
+			testkit.Until(t, 20*time.Second, fmt.Sprintf("%s: visitor %d admitted", room, i), func() bool {
 				r := call(t, v, "GET", base+"/api/rooms/"+room+"/tickets/"+tickets[i], "", "")
 				if r.status != 200 {
 					t.Fatalf("status in %s: %d %v", room, r.status, r.body)

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
@@ -156,7 +157,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 	if a := call(t, admin, "PUT", base+"/admin/api/rooms/sale", token, `{"bot_protection": {"proof_of_work": "off"}}`); a.status/100 != 2 {
 		t.Fatalf("put room: %d %v", a.status, a.body)
 	}
-	eventually(t, 10*time.Second, "the server holds the room's lease", func() bool { return leases(t, base) == 1 })
+	testkit.Until(t, 10*time.Second, "the server holds the room's lease", func() bool { return leases(t, base) == 1 })
 
 	honest := from("127.0.0.2", false)
 	served := func(what string) {
@@ -178,7 +179,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 		actx, stop := context.WithCancel(ctx)
 		defer stop()
 		h := hold(actx, "127.0.0.5", p.addr, 100, slowBody, 50*time.Millisecond)
-		eventually(t, 10*time.Second, "the attacker holding 100", func() bool { return h.open.Load() == 100 })
+		testkit.Until(t, 10*time.Second, "the attacker holding 100", func() bool { return h.open.Load() == 100 })
 		// Its 101st is answered 503 with Retry-After and the JSON error.
 		res, err := from("127.0.0.5", false).Get(base + "/readyz")
 		if err != nil {
@@ -256,7 +257,7 @@ func TestOneAddressCannotStarveTheServer(t *testing.T) {
 			t.Fatalf("after the flood: %d leases", n)
 		}
 		// Once they let go, everyone is served again.
-		eventually(t, 10*time.Second, "honest requests served after the flood", func() bool {
+		testkit.Until(t, 10*time.Second, "honest requests served after the flood", func() bool {
 			res, err := honest.Get(base + "/readyz")
 			if err != nil {
 				return false

@@ -5,6 +5,8 @@ import (
 	"net/http/cookiejar"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/testkit"
 )
 
 // TestMintedCookiesBuyNoIntentsDuringAnOutage (issue 22, "Buying degraded
@@ -35,7 +37,7 @@ func TestMintedCookiesBuyNoIntentsDuringAnOutage(t *testing.T) {
 		t.Fatalf("enter before the outage: %d %v", r.status, r.body)
 	}
 	rs.Kill()
-	eventually(t, 15*time.Second, "degraded mode", func() bool {
+	testkit.Until(t, 15*time.Second, "degraded mode", func() bool {
 		return call(t, http.DefaultClient, "POST", base+"/api/rooms/sale/enter", "", "").body["state"] == "bypassed"
 	})
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/testkit/tooltest"
@@ -80,7 +81,7 @@ func TestImageRuns(t *testing.T) {
 		_ = srv.Wait()
 	})
 	base := "http://" + addr
-	eventually(t, 60*time.Second, "the container answers /readyz 200", func() bool {
+	testkit.Until(t, 60*time.Second, "the container answers /readyz 200", func() bool {
 		res, err := http.Get(base + "/readyz")
 		if err != nil {
 			return false

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/outbox"
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/kafkatest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
@@ -107,17 +108,6 @@ func call(t *testing.T, c *http.Client, method, url, token, body string) answer 
 	return answer{res.StatusCode, m}
 }
 
-// eventually polls f (another process's state: nothing to await) until it
-// holds, or fails after limit.
-func eventually(t *testing.T, limit time.Duration, what string, f func() bool) {
-	t.Helper()
-	for start := time.Now(); !f(); time.Sleep(50 * time.Millisecond) {
-		if time.Since(start) > limit {
-			t.Fatalf("%s: not within %v", what, limit)
-		}
-	}
-}
-
 // TestRestartDuringRedisOutage runs the real binary against a real
 // redis-server. Redis is SIGKILLed and the waitroom server restarted while
 // it is down: from its local snapshot the restarted server serves degraded
@@ -166,7 +156,7 @@ func TestRestartDuringRedisOutage(t *testing.T) {
 	base = "http://" + second.addr
 	for _, room := range rooms {
 		visitor := visitors[room]
-		eventually(t, 15*time.Second, room+" answers bypassed", func() bool {
+		testkit.Until(t, 15*time.Second, room+" answers bypassed", func() bool {
 			return call(t, visitor, "POST", base+"/api/rooms/"+room+"/enter", "", "").body["state"] == "bypassed"
 		})
 		res, err := visitor.Get(base + "/rooms/" + room + "/accept")
@@ -186,7 +176,7 @@ func TestRestartDuringRedisOutage(t *testing.T) {
 	}
 
 	rs.Restart(t) // empty: no persistence
-	eventually(t, 20*time.Second, "rooms put back into the empty Redis", func() bool {
+	testkit.Until(t, 20*time.Second, "rooms put back into the empty Redis", func() bool {
 		r := call(t, c, "GET", base+"/admin/api/rooms", token, "")
 		list, _ := r.body["rooms"].([]any)
 		return r.status == 200 && len(list) == len(rooms)

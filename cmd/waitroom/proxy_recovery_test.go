@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/tooltest"
 )
 
@@ -90,7 +91,7 @@ func TestAcceptPageRecoversBehindTheShippedProxies(t *testing.T) {
 
 			drill(false)
 			// The page asks on a timer with backoff; here, until it says normal.
-			eventually(t, 20*time.Second, "mode normal through nginx", func() bool {
+			testkit.Until(t, 20*time.Second, "mode normal through nginx", func() bool {
 				r := call(t, v, "GET", proxy+"/api/rooms/demo/mode", "", "")
 				return r.status == 200 && r.body["mode"] == "normal"
 			})

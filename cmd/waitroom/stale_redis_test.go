@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/vocab"
 )
@@ -139,7 +140,7 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 		}
 		return admitted, waiting
 	}
-	eventually(t, 20*time.Second, "the first four admitted", func() bool {
+	testkit.Until(t, 20*time.Second, "the first four admitted", func() bool {
 		adm, _ := poll("before the snapshot")
 		return adm == capacity && len(tokens) == capacity
 	})
@@ -161,7 +162,7 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 			spent++
 		}
 	}
-	eventually(t, 20*time.Second, "two more admitted", func() bool {
+	testkit.Until(t, 20*time.Second, "two more admitted", func() bool {
 		poll("after the snapshot")
 		return len(tokens) == capacity+2
 	})
@@ -170,17 +171,17 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 	}
 	// Every server has read the clock past the snapshot (it reads it each
 	// second): what a server saw is later than the RDB.
-	eventually(t, 10*time.Second, "the clock past the snapshot", func() bool { return clock() > saved+4 })
+	testkit.Until(t, 10*time.Second, "the clock past the snapshot", func() bool { return clock() > saved+4 })
 
 	rs.RestartFrom(t, older)
 	restarted := time.Now()
-	eventually(t, 20*time.Second, "the room made after the snapshot back", func() bool {
+	testkit.Until(t, 20*time.Second, "the room made after the snapshot back", func() bool {
 		return call(t, c, "GET", base+"/admin/api/rooms/late", token, "").status == 200 &&
 			call(t, c, "GET", "http://"+b.addr+"/admin/api/rooms/late", token, "").status == 200
 	})
 	// The hold lasts the tokens' life from the restart; the line then
 	// moves again, and the four who waited are admitted.
-	eventually(t, 3*ttl+20*time.Second, "the four left admitted after the hold", func() bool {
+	testkit.Until(t, 3*ttl+20*time.Second, "the four left admitted after the hold", func() bool {
 		adm, _ := poll("after the restart")
 		return adm >= capacity && time.Since(restarted) > ttl
 	})

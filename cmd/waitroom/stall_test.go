@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/testkit"
 )
 
 // TestShortRedisPauseCostsNoError: through the built binary on a real
@@ -98,7 +100,7 @@ func TestShortRedisPauseCostsNoError(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Traffic goes on through the pause and a second after it.
-	eventually(t, 30*time.Second, "requests after the pause", func() bool { return sent.Load() > before+200 })
+	testkit.Until(t, 30*time.Second, "requests after the pause", func() bool { return sent.Load() > before+200 })
 	close(stop)
 	wg.Wait()
 
