@@ -21,3 +21,8 @@ export function localTimes(doc: Document, lang: string): void {
     el.textContent = text;
   }
 }
+
+/** utcText is a moment as the dashboard writes it without script: "2026-12-02 18:40:05 UTC". */
+export function utcText(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace("T", " ") + " UTC";
+}
