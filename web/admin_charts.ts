@@ -101,6 +101,7 @@ export class Charts {
     const days = pts.length > 1 && spansDays(pts[0].t, pts[pts.length - 1].t);
     const legendTime = clockFormat(lang, true, days);
     const axisTime = clockFormat(lang, false, days);
+    const axisTimeSeconds = clockFormat(lang, true, days);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
       const def = all[el.dataset.chart ?? ""];
       if (!def) continue;
@@ -111,7 +112,15 @@ export class Charts {
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
         axes: [
-          { values: (_u: uPlot, splits: number[]) => splits.map((v) => axisTime(v)) },
+          {
+            // Ticks under a minute apart (a chart's first minutes) say their
+            // seconds, so no two read the same.
+            values: (_u: uPlot, splits: number[], _axis: number, _space: number, incr: number) => {
+              const ticks = splits.map((v) => (incr < 60 ? axisTimeSeconds : axisTime)(v));
+              el.dataset.ticks = ticks.join("|"); // the canvas's labels, for tests
+              return ticks;
+            },
+          },
           { size: 56, label: t(strings, def.unit), labelSize: 18 },
         ],
         series: [

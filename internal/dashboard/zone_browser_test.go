@@ -103,6 +103,7 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 				Legend  string
 				Current string
 			}
+			Ticks                           struct{ Live, Sale []string }
 			CSVMinute, JSONFrom, JSONMinute string
 		}
 	}
@@ -162,6 +163,20 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 		clock := time.UnixMilli(s.Sale.LastT).In(seoul).Format("3:04") // the legend has the seconds too
 		if s.Sale.Points < saleMinutes || s.Sale.Current != "range-sale" || !strings.Contains(plain(s.Sale.Legend), clock) {
 			t.Errorf("%s: whole sale: %+v, want ≥ %d points, the legend at %q", at, s.Sale, saleMinutes, clock)
+		}
+		// The charts' time axis: no label twice, in the live chart's first
+		// minute (ticks seconds apart) as over the whole sale.
+		for name, ticks := range map[string][]string{"live": s.Ticks.Live, "sale": s.Ticks.Sale} {
+			seenTick := map[string]bool{}
+			for _, tk := range ticks {
+				if seenTick[tk] || tk == "" {
+					t.Errorf("%s: the %s chart's axis says %q twice: %q", at, name, tk, ticks)
+				}
+				seenTick[tk] = true
+			}
+			if name == "sale" && len(ticks) < 2 {
+				t.Errorf("%s: the %s chart's axis has %q", at, name, ticks)
+			}
 		}
 		// Exports in UTC.
 		if want := saleStart.UTC().Format(time.RFC3339); s.CSVMinute != want || s.JSONMinute != want || !strings.HasSuffix(s.JSONFrom, "Z") {

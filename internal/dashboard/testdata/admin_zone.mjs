@@ -82,6 +82,9 @@ async function main(browser) {
       await page.goto(`${BASE_URL}/admin/rooms/${ROOMS.drawn}?lang=${lang}`);
       await live(page);
       const opening = await times(page);
+      // The live charts' first minute: ticks under a minute apart.
+      await page.locator(`${tid("chart-counts")}[data-ticks]`).waitFor({ timeout: WAIT_MS });
+      const liveTicks = await page.getAttribute(tid("chart-counts"), "data-ticks");
       results.push(await audit(page, "room-drawn", lang, vp));
 
       // The whole sale in the charts, chosen from the range links.
@@ -100,6 +103,7 @@ async function main(browser) {
         };
       });
       const range = await times(page);
+      const saleTicks = await page.getAttribute(tid("chart-counts"), "data-ticks");
       results.push(await audit(page, "room-sale", lang, vp));
 
       // The report, and its exports.
@@ -116,6 +120,7 @@ async function main(browser) {
         zone,
         times: [...opening, ...range, ...report],
         sale,
+        ticks: { live: liveTicks.split("|"), sale: saleTicks.split("|") },
         csvMinute: firstMinute,
         jsonFrom: json.summary?.from ?? json.from ?? "",
         jsonMinute: json.minutes?.[0]?.minute ?? "",
