@@ -1,8 +1,12 @@
 // "Tell me when it's my turn": on a long wait the waiting page offers a
 // toggle that asks for the browser's Notification permission; on admission
-// an opted-in page shows a notification. The page's transport keeps
-// hearing pushes in a background tab (a WebSocket's messages are not
-// throttled), so the notification comes when the turn does.
+// an opted-in page shows a notification. Nothing in the page stops or
+// slows down in a background tab: the transport's pushes (WebSocket or
+// event stream) arrive as events, which background throttling does not
+// delay; only its timers are (the watchdog, the polling fallback's next
+// poll, at worst to one a minute), so the notification comes when the turn
+// does, or with polling within a minute. A tab the browser froze catches
+// up on "resume" (web/waiting.ts).
 
 import { Page } from "./page";
 import { Strings, t } from "./strings";

@@ -320,6 +320,9 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") nudge();
   });
+  // A background tab the browser froze (Chrome's energy saver) catches up
+  // as it resumes, whether or not it is shown: a notification may be due.
+  document.addEventListener("resume", nudge);
   // Back/forward cache restores a frozen page with dead sockets: start over.
   window.addEventListener("pageshow", (ev) => {
     if (ev.persisted) location.reload();
