@@ -481,6 +481,8 @@ var catalogue = map[Lang]map[string]string{
 		"notify.off":     "Off: no notification. This tab's title still changes when it's your turn.",
 		"notify.blocked": "This browser blocks notifications from this page. Keep this tab open: its title changes when it's your turn.",
 		"notify.body":    "Your turn in \"{title}\" has started. Go back to its tab to continue to the shop.",
+		// Under a date field of the room form: the UTC value in the operator's zone.
+		"admin.field.local_time": "In your time zone: {time}",
 	},
 	Korean: {
 		"page.title":               "대기실",
@@ -924,6 +926,8 @@ var catalogue = map[Lang]map[string]string{
 		"notify.off":     "꺼짐: 알림을 보내지 않습니다. 차례가 되면 이 탭의 제목은 여전히 바뀝니다.",
 		"notify.blocked": "이 브라우저에서 이 페이지의 알림이 차단되어 있습니다. 탭을 열어 두세요. 차례가 되면 탭의 제목이 바뀝니다.",
 		"notify.body":    "\"{title}\" 대기열에서 고객님 차례가 시작되었습니다. 해당 탭으로 돌아가 쇼핑을 계속하세요.",
+		// 방 설정 양식의 날짜 입력 아래: UTC 값을 운영자 시간대로.
+		"admin.field.local_time": "내 시간대 기준: {time}",
 	},
 }
 

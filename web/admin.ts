@@ -10,7 +10,7 @@ import { Live, LiveStatus } from "./admin_live";
 import { Series } from "./admin_series";
 import { parseOverview, parseRoomMessage, Point, RoomView } from "./admin_types";
 import { View } from "./admin_view";
-import { localTimes, utcText } from "./admin_times";
+import { localEchoes, localTimes, utcText } from "./admin_times";
 import { confirmActions } from "./admin_confirm";
 
 function json<T>(id: string, fallback: T): T {
@@ -137,6 +137,7 @@ function main(): void {
   const rooms = document.querySelector<HTMLElement>("[data-admin-rooms]");
   if (rooms) roomsPage(rooms, strings, lang);
   localTimes(document, lang);
+  localEchoes(document, lang, t(strings, "admin.field.local_time"));
   confirmActions(document);
   for (const b of Array.from(document.querySelectorAll<HTMLElement>("[data-print]"))) {
     b.addEventListener("click", () => window.print());

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { localTime, utcText } from "./admin_times";
+import { fromFormUTC, localTime, utcText } from "./admin_times";
 import { clockFormat, spansDays } from "./admin_charts";
 
 test("a UTC time reads in the operator's zone", () => {
@@ -27,4 +27,12 @@ test("a chart over days says the date; the day is the operator's", () => {
   assert.equal(spansDays(a, b, "America/New_York"), false);
   assert.match(clockFormat("en-US", false, true, "Asia/Seoul")(b / 1000), /Dec 2.*1:00/);
   assert.doesNotMatch(clockFormat("en-US", false, false, "Asia/Seoul")(b / 1000), /Dec/);
+});
+
+test("a date field's value is UTC", () => {
+  assert.equal(fromFormUTC("2026-12-03T12:00"), "2026-12-03T12:00:00Z");
+  assert.equal(fromFormUTC("2026-12-03T12:00:30"), "2026-12-03T12:00:30Z");
+  assert.equal(fromFormUTC(""), "");
+  assert.equal(fromFormUTC("tomorrow"), "");
+  assert.match(localTime(fromFormUTC("2026-12-03T20:00"), "en-US", "Asia/Seoul"), /Dec 4, 2026.*5:00/);
 });

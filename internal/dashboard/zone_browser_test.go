@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/templates"
 )
 
 // TestDashboardTimesInOperatorZone: with Chromium's zone set to Asia/Seoul
@@ -21,7 +22,8 @@ import (
 // the report's span and peak) is in Seoul's time, with no "UTC", and the
 // UTC text on hover; the whole sale (40 seeded minutes), chosen from the
 // range links, fills the charts, whose latest time is Seoul's; the CSV and
-// JSON exports stay in UTC. English and Korean at 390 and 1280 px,
+// JSON exports stay in UTC; the room form's date field, in UTC, is echoed
+// in Seoul's time. English and Korean at 390 and 1280 px,
 // axe-clean, screenshots in test-output/browser/admin-zone-*.png.
 func TestDashboardTimesInOperatorZone(t *testing.T) {
 	root, node := needBrowser(t)
@@ -103,6 +105,7 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 				Legend  string
 				Current string
 			}
+			Field                           struct{ Value, Echo string }
 			Ticks                           struct{ Live, Sale []string }
 			CSVMinute, JSONFrom, JSONMinute string
 		}
@@ -110,8 +113,8 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 	if err := json.Unmarshal(result, &v); err != nil {
 		t.Fatalf("RESULT %s: %v", result, err)
 	}
-	if len(v.Results) != 4*3 || len(v.Seen) != 4 || len(v.PageErrors) > 0 {
-		t.Fatalf("%d views and %d runs seen, want 12 and 4; page errors %q", len(v.Results), len(v.Seen), v.PageErrors)
+	if len(v.Results) != 4*4 || len(v.Seen) != 4 || len(v.PageErrors) > 0 {
+		t.Fatalf("%d views and %d runs seen, want 16 and 4; page errors %q", len(v.Results), len(v.Seen), v.PageErrors)
 	}
 	for _, r := range v.Results {
 		if len(r.Violations) > 0 {
@@ -163,6 +166,19 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 		clock := time.UnixMilli(s.Sale.LastT).In(seoul).Format("3:04") // the legend has the seconds too
 		if s.Sale.Points < saleMinutes || s.Sale.Current != "range-sale" || !strings.Contains(plain(s.Sale.Legend), clock) {
 			t.Errorf("%s: whole sale: %+v, want ≥ %d points, the legend at %q", at, s.Sale, saleMinutes, clock)
+		}
+		// The form's date field is UTC; under it, the same moment in Seoul.
+		opensAt := ""
+		for _, tm := range s.Times {
+			if tm.At == "opening-at" {
+				opensAt = tm.Datetime // "open now" moved it to the moment of the draw
+			}
+		}
+		if field, err := time.ParseInLocation("2006-01-02T15:04:05", s.Field.Value, time.UTC); err != nil || field.Format(time.RFC3339) != opensAt {
+			t.Errorf("%s: the form's opens_at is %q (%v), want %s in UTC", at, s.Field.Value, err, opensAt)
+		} else if date, clock := local(s.Lang, field); !strings.Contains(plain(s.Field.Echo), date) || !strings.Contains(plain(s.Field.Echo), clock) ||
+			!strings.HasPrefix(s.Field.Echo, strings.Split(templates.T(templates.Lang(s.Lang), "admin.field.local_time"), "{")[0]) {
+			t.Errorf("%s: under opens_at %q: %q, want %q and %q", at, s.Field.Value, s.Field.Echo, date, clock)
 		}
 		// The charts' time axis: no label twice, in the live chart's first
 		// minute (ticks seconds apart) as over the whole sale.

@@ -1,6 +1,7 @@
 // The dashboard's times where the operator is: every <time> the pages print
 // (a room's opening and its draw, the charts' range, the sale report) read
 // in the browser's zone (TIMEZONE, not UTC) with the UTC text on hover, the
+// room form's date field (UTC) echoed in that zone, the
 // whole sale's charts with their latest time in that zone, and the report's
 // exports in UTC. In English and Korean at 390 and 1280 px, each view
 // checked with axe-core and saved to OUT_DIR as admin-zone-<view>-<lang>-
@@ -87,6 +88,15 @@ async function main(browser) {
       const liveTicks = await page.getAttribute(tid("chart-counts"), "data-ticks");
       results.push(await audit(page, "room-drawn", lang, vp));
 
+      // The room form: a date field in UTC, echoed in the operator's zone.
+      await page.goto(`${BASE_URL}/admin/rooms/${ROOMS.drawn}/edit?lang=${lang}`);
+      await page.locator(`${tid("local-opens_at")}:not([hidden])`).waitFor({ timeout: WAIT_MS });
+      const field = await page.evaluate(() => ({
+        value: document.querySelector('[data-testid="field-opens_at"]').value,
+        echo: document.querySelector('[data-testid="local-opens_at"]').textContent.trim(),
+      }));
+      results.push(await audit(page, "form-edit", lang, vp));
+
       // The whole sale in the charts, chosen from the range links.
       await page.goto(`${BASE_URL}/admin/rooms/${ROOMS.sale}?lang=${lang}`);
       await live(page);
@@ -120,6 +130,7 @@ async function main(browser) {
         zone,
         times: [...opening, ...range, ...report],
         sale,
+        field,
         ticks: { live: liveTicks.split("|"), sale: saleTicks.split("|") },
         csvMinute: firstMinute,
         jsonFrom: json.summary?.from ?? json.from ?? "",
