@@ -19,10 +19,11 @@ import (
 //   - an opening two days away shows its date and time in the browser's
 //     zone: seen from Asia/Seoul and from America/New_York, the same
 //     moment falls on different days;
-//   - "Tell me when it's my turn" is offered on a long (paused) wait and,
-//     pressed with the notification permission granted, says so in a
-//     status region; with the tab in the background, admission shows a
-//     notification with the room's title and changes the tab's title;
+//   - "Tell me when it's my turn" is offered in a draw and on a long
+//     (paused) wait and, pressed with the notification permission granted,
+//     says so in a status region; with the tab in the background,
+//     admission shows a notification with the room's title and changes
+//     the tab's title;
 //   - the admitted page says how long the turn is held.
 func TestBrowserNextSteps(t *testing.T) {
 	kit := needBrowser(t)
@@ -38,6 +39,11 @@ func TestBrowserNextSteps(t *testing.T) {
 	far.Paused = false
 	far.OpensAt = &opens
 	if err := site.line.PutRoom(ctx, "far", far); err != nil {
+		t.Fatal(err)
+	}
+	draw := browserRoomSettings()
+	draw.QueueingMethod = queue.MethodRandom
+	if err := site.line.PutRoom(ctx, "draw", draw); err != nil {
 		t.Fatal(err)
 	}
 	rooms := map[string]string{}
@@ -83,7 +89,7 @@ func TestBrowserNextSteps(t *testing.T) {
 		PageErrors []string
 	}
 	kit.startScript(sctx, t, "notify", site,
-		"ADMIN_TOKEN="+browserAdminToken, "FAR_ROOM=far", "NOTIFY_ROOMS="+string(roomsJSON),
+		"ADMIN_TOKEN="+browserAdminToken, "FAR_ROOM=far", "DRAW_ROOM=draw", "NOTIFY_ROOMS="+string(roomsJSON),
 		"SHOT_DIR="+filepath.Join(kit.root, "test-output", "screenshots"), "LANGS="+strings.Join(langs, ","),
 		fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
 	).wait(&v)
@@ -99,7 +105,7 @@ func TestBrowserNextSteps(t *testing.T) {
 		}
 		checkBrowserPNG(t, r.File, map[string]int{"mobile": 390, "desktop": 1280}[r.Viewport])
 	}
-	for _, s := range []string{"opening-far-seoul", "opening-far-new-york", "notify-offer", "notify-on", "admitted-held"} {
+	for _, s := range []string{"opening-far-seoul", "opening-far-new-york", "notify-draw", "notify-offer", "notify-on", "admitted-held"} {
 		for _, l := range langs {
 			for _, vp := range []string{"mobile", "desktop"} {
 				if !seen[s+"-"+l+"-"+vp] {

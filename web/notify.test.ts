@@ -3,13 +3,14 @@ import { test } from "node:test";
 import { longWait, NotificationAPI, NotifyOption } from "./notify";
 import { EN, ticket } from "./testing";
 
-test("a long wait: paused, an estimate of 2 minutes or more, or no estimate from place 10", () => {
+test("a long wait: a draw, paused, an estimate of 2 minutes or more, or no estimate from place 10", () => {
   assert.equal(longWait(ticket({ eta_s: 60, eta_high_s: 90 })), false);
   assert.equal(longWait(ticket({ eta_s: 60, eta_high_s: 120 })), true, "the range's upper end counts");
   assert.equal(longWait(ticket({ eta_s: 150 })), true);
   assert.equal(longWait(ticket({ eta_s: 30, paused: true })), true, "paused: nobody knows how long");
   assert.equal(longWait(ticket({ eta_s: null, position: 9 })), false);
   assert.equal(longWait(ticket({ eta_s: null, position: 10 })), true);
+  assert.equal(longWait(ticket({ eta_s: null, position: 0, queueing_method: "random" })), true, "a draw: nobody knows when");
   assert.equal(longWait(ticket({ state: "admitted", eta_s: 600 })), false);
 });
 

@@ -18,13 +18,13 @@ export const LONG_WAIT_S = 120;
 export const LONG_WAIT_PLACE = 10;
 
 /**
- * longWait: the offer is made while admission is paused, when the wait
- * most likely runs 2 minutes or more, or, with no estimate yet, from
- * place 10 on.
+ * longWait: the offer is made in a draw (random: nobody knows when), while
+ * admission is paused, when the wait most likely runs 2 minutes or more,
+ * or, with no estimate yet, from place 10 on.
  */
 export function longWait(tk: Ticket): boolean {
   if (tk.state !== "waiting") return false;
-  if (tk.paused) return true;
+  if (tk.paused || tk.queueing_method === "random") return true;
   const eta = Math.max(tk.eta_s ?? -1, tk.eta_high_s ?? -1);
   if (eta < 0) return tk.position >= LONG_WAIT_PLACE;
   return eta >= LONG_WAIT_S;

@@ -4,7 +4,8 @@
 //
 // - an opening two days away (FAR_ROOM), seen from Asia/Seoul and from
 //   America/New_York: its date and time in the browser's zone;
-// - "Tell me when it's my turn" (NOTIFY_ROOMS, one paused room per
+// - "Tell me when it's my turn" offered in a draw (DRAW_ROOM, random) and
+//   (NOTIFY_ROOMS, one paused room per
 //   combination): offered on the long wait, pressed with the notification
 //   permission granted, then the tab goes to the background (headless
 //   Chromium keeps every page visible, so another page is brought to the
@@ -21,6 +22,7 @@ import { BASE_URL, LIVE, admin, check, log, need, q, run, waitShown } from "./li
 
 need("ADMIN_TOKEN");
 const FAR_ROOM = need("FAR_ROOM");
+const DRAW_ROOM = need("DRAW_ROOM");
 const NOTIFY_ROOMS = JSON.parse(need("NOTIFY_ROOMS")); // {"en-mobile": room, ...}
 const SHOT_DIR = need("SHOT_DIR");
 const LANGS = (process.env.LANGS || "en,ko").split(",");
@@ -125,6 +127,18 @@ await run(async (browser, seen) => {
       await body.filter({ hasNotText: "UTC" }).waitFor({ timeout: 20_000 });
       facts.opening.push({ lang, viewport: vp.name, zone: zone.id, body: (await body.textContent()).trim() });
       await audit(page, `opening-far-${zone.name}`, lang, vp);
+      await context.close();
+    }
+
+    // In a draw (a random line) too: nobody knows when.
+    {
+      const context = await browser.newContext({ viewport: vp.viewport, locale: lang, permissions: ["notifications"] });
+      const page = await context.newPage();
+      page.on("pageerror", (e) => pageErrors.push(`${lang}-${vp.name}-draw: ${e}`));
+      await page.goto(`${BASE_URL}/rooms/${DRAW_ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
+      await visible(page, "draw", "the draw");
+      await visible(page, "notify", "the notify option in the draw");
+      await audit(page, "notify-draw", lang, vp);
       await context.close();
     }
 
