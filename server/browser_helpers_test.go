@@ -54,6 +54,9 @@ type browserKit struct {
 // unless WAITROOM_REQUIRE_BROWSER=1 (CI) where a missing piece fails it.
 func needBrowser(t *testing.T) browserKit {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: Chromium and node are not part of the fast tier (-short)")
+	}
 	root, err := filepath.Abs("..") // go test runs in server/
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package templates
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // AdminOpening is a room's scheduled opening on its dashboard page: when,
 // how many wait in the pre-queue, and the record of the last draw.
@@ -17,6 +20,12 @@ type AdminDraw struct {
 	Drawn     int64
 	Server    string
 	OrderHash string
+}
+
+// adminAtParts splits a sentence at its {at}, where a <time> goes.
+func adminAtParts(s string) (before, after string) {
+	before, after, _ = strings.Cut(s, "{at}")
+	return before, after
 }
 
 // adminTime is a time on the dashboard: UTC, to the second.

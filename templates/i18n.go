@@ -474,6 +474,15 @@ var catalogue = map[Lang]map[string]string{
 		"accept.unknown.heading": "We don't know this request",
 		"accept.unknown.body":    "We have no record of this request for you. The link may be incomplete, or the request was made in another browser.",
 		"accept.unknown.again":   "Make a new request",
+
+		// "Tell me when it's my turn" (web/notify.ts), offered on long waits.
+		"notify.button":  "Tell me when it's my turn",
+		"notify.on":      "On: this browser will show a notification when it's your turn, even with this tab in the background. Keep the tab open.",
+		"notify.off":     "Off: no notification. This tab's title still changes when it's your turn.",
+		"notify.blocked": "This browser blocks notifications from this page. Keep this tab open: its title changes when it's your turn.",
+		"notify.body":    "Your turn in \"{title}\" has started. Go back to its tab to continue to the shop.",
+		// Under a date field of the room form: the UTC value in the operator's zone.
+		"admin.field.local_time": "In your time zone: {time}",
 	},
 	Korean: {
 		"page.title":               "대기실",
@@ -910,6 +919,15 @@ var catalogue = map[Lang]map[string]string{
 		"accept.unknown.heading": "요청을 찾을 수 없습니다",
 		"accept.unknown.body":    "이 요청에 대한 기록이 없습니다. 링크가 잘못되었거나 다른 브라우저에서 보낸 요청일 수 있습니다.",
 		"accept.unknown.again":   "새로 요청하기",
+
+		// "내 차례가 되면 알려 주세요" (web/notify.ts), 대기가 길 때 표시.
+		"notify.button":  "내 차례가 되면 알려 주세요",
+		"notify.on":      "켜짐: 차례가 되면 이 브라우저가 알림을 보여 드립니다. 이 탭이 뒤에 있어도 됩니다. 탭을 닫지 마세요.",
+		"notify.off":     "꺼짐: 알림을 보내지 않습니다. 차례가 되면 이 탭의 제목은 여전히 바뀝니다.",
+		"notify.blocked": "이 브라우저에서 이 페이지의 알림이 차단되어 있습니다. 탭을 열어 두세요. 차례가 되면 탭의 제목이 바뀝니다.",
+		"notify.body":    "\"{title}\" 대기열에서 고객님 차례가 시작되었습니다. 해당 탭으로 돌아가 쇼핑을 계속하세요.",
+		// 방 설정 양식의 날짜 입력 아래: UTC 값을 운영자 시간대로.
+		"admin.field.local_time": "내 시간대 기준: {time}",
 	},
 }
 
@@ -922,7 +940,8 @@ var clientKeys = []string{
 	"eta.minutes.one", "eta.minutes.other", "eta.hours.one", "eta.hours.other",
 	"eta.range_minutes", "eta.range_hours",
 	"conn.connecting", "conn.ws", "conn.sse", "conn.poll", "conn.reconnecting",
-	"admitted.countdown.one", "admitted.countdown.other", "admitted.now",
+	"admitted.countdown.one", "admitted.countdown.other", "admitted.now", "admitted.heading",
+	"notify.on", "notify.off", "notify.blocked", "notify.body",
 	"checking.body", "checking.failed", "checking.longer", "embed.joining",
 	"leave.failed",
 	"accept.status.accepted", "accept.status.published", "accept.status.processed", "accept.status.rejected",

@@ -10,7 +10,7 @@ import { Live, LiveStatus } from "./admin_live";
 import { Series } from "./admin_series";
 import { parseOverview, parseRoomMessage, Point, RoomView } from "./admin_types";
 import { View } from "./admin_view";
-import { localTimes } from "./admin_times";
+import { localEchoes, localTimes, utcText } from "./admin_times";
 import { confirmActions } from "./admin_confirm";
 
 function json<T>(id: string, fallback: T): T {
@@ -56,8 +56,10 @@ class Indicator {
     if (this.down) {
       this.el.dataset.mode = "outage";
       this.el.textContent = fill(t(this.strings, "admin.conn.outage"), { time: clockFormat(this.lang, false)(this.lastGood / 1000) });
+      this.el.title = utcText(this.lastGood); // the operator's zone above, UTC on hover
       return;
     }
+    this.el.removeAttribute("title");
     this.el.dataset.mode = this.mode;
     this.el.textContent = this.mode === "static" ? "" : t(this.strings, `admin.conn.${this.mode}`);
   }
@@ -135,6 +137,7 @@ function main(): void {
   const rooms = document.querySelector<HTMLElement>("[data-admin-rooms]");
   if (rooms) roomsPage(rooms, strings, lang);
   localTimes(document, lang);
+  localEchoes(document, lang, t(strings, "admin.field.local_time"));
   confirmActions(document);
   for (const b of Array.from(document.querySelectorAll<HTMLElement>("[data-print]"))) {
     b.addEventListener("click", () => window.print());

@@ -64,15 +64,27 @@ export function chartValue(v: number | null | undefined, decimals: number, lang:
   }
 }
 
-/** clockFormat shows a sample's time of day as lang does ("오후 3:04:05"), not uPlot's English "3:04:05pm". */
-export function clockFormat(lang: string, seconds: boolean): (unixSeconds: number) => string {
+/**
+ * clockFormat shows a sample's time of day as lang does ("오후 3:04:05"),
+ * not uPlot's English "3:04:05pm", in the browser's zone (zone for tests);
+ * with the date in front ("Dec 3, 9:00 PM") for a range over more than one day.
+ */
+export function clockFormat(lang: string, seconds: boolean, withDate = false, zone?: string): (unixSeconds: number) => string {
+  const opts: Intl.DateTimeFormatOptions = { hour: "numeric", minute: "2-digit", second: seconds ? "2-digit" : undefined, timeZone: zone };
+  if (withDate) Object.assign(opts, { month: "short", day: "numeric" });
   let f: Intl.DateTimeFormat;
   try {
-    f = new Intl.DateTimeFormat(lang, { hour: "numeric", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+    f = new Intl.DateTimeFormat(lang, opts);
   } catch {
-    f = new Intl.DateTimeFormat(undefined, { hour: "numeric", minute: "2-digit", second: seconds ? "2-digit" : undefined });
+    f = new Intl.DateTimeFormat(undefined, opts);
   }
   return (s: number) => f.format(new Date(s * 1000));
+}
+
+/** spansDays: the points' first and last fall on different days in the browser's zone (zone for tests). */
+export function spansDays(firstMs: number, lastMs: number, zone?: string): boolean {
+  const day = new Intl.DateTimeFormat("en-CA", { year: "numeric", month: "2-digit", day: "2-digit", timeZone: zone });
+  return day.format(new Date(firstMs)) !== day.format(new Date(lastMs));
 }
 
 export class Charts {
@@ -85,8 +97,11 @@ export class Charts {
     lang: string,
   ) {
     const all = defs(strings);
-    const legendTime = clockFormat(lang, true);
-    const axisTime = clockFormat(lang, false);
+    const pts = series.points;
+    const days = pts.length > 1 && spansDays(pts[0].t, pts[pts.length - 1].t);
+    const legendTime = clockFormat(lang, true, days);
+    const axisTime = clockFormat(lang, false, days);
+    const axisTimeSeconds = clockFormat(lang, true, days);
     for (const el of Array.from(root.querySelectorAll<HTMLElement>("[data-chart]"))) {
       const def = all[el.dataset.chart ?? ""];
       if (!def) continue;
@@ -97,7 +112,15 @@ export class Charts {
         cursor: { drag: { x: false, y: false } },
         scales: { x: { time: true } },
         axes: [
-          { values: (_u: uPlot, splits: number[]) => splits.map((v) => axisTime(v)) },
+          {
+            // Ticks under a minute apart (a chart's first minutes) say their
+            // seconds, so no two read the same.
+            values: (_u: uPlot, splits: number[], _axis: number, _space: number, incr: number) => {
+              const ticks = splits.map((v) => (incr < 60 ? axisTimeSeconds : axisTime)(v));
+              el.dataset.ticks = ticks.join("|"); // the canvas's labels, for tests
+              return ticks;
+            },
+          },
           { size: 56, label: t(strings, def.unit), labelSize: 18 },
         ],
         series: [

@@ -170,6 +170,13 @@ export class Page {
     if (box) box.hidden = true;
   }
 
+  /** setTurnTitle leads the tab's title with "It's your turn". */
+  setTurnTitle(): void {
+    const base = this.root.dataset.title ?? document.title;
+    const title = `${t(this.strings, "admitted.heading")} – ${base}`;
+    if (document.title !== title) document.title = title;
+  }
+
   /** setTitle leads with the place in line, so it shows in a background tab. */
   setTitle(position: string | null): void {
     const base = this.root.dataset.title ?? document.title;

@@ -6,6 +6,7 @@ import { followAccept, retryForm } from "./accept";
 import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
+import { browserNotifyEnv, NotifyOption } from "./notify";
 import { blockFor, Page } from "./page";
 import { type Challenge, factor, fetchChallenge, longer, solve } from "./pow";
 import { frozenNewcomer, reopen } from "./reopen";
@@ -203,6 +204,8 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
   const store = storage();
   let entry = entryPositionFor(Number(store?.getItem(entryKey)), Number(d.entryPosition), initial.position);
   let left = false; // the visitor left the line here: nothing more to show
+  let followed = false; // past the first render: a change now is news
+  const notify = new NotifyOption(page, strings, lang, room, ticketID, browserNotifyEnv(store));
 
   let countdown: number | undefined;
   let conn: Connection | null = null;
@@ -269,6 +272,11 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
       page.renderWaiting(view, new Date());
       page.renderMethod(t, view.waiting);
       page.setTitle(t.queueing_method === "random" ? null : view.position);
+      notify.offer(t);
+    } else if (t.state === "admitted") {
+      // The tab's title says it too, for a tab in the background.
+      page.setTurnTitle();
+      if (followed) notify.admitted(d.title ?? document.title);
     } else {
       page.renderMethod(t, "");
       page.setTitle(null);
@@ -285,6 +293,7 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
   }
 
   show(initial);
+  followed = true;
   if (isTerminal(initial.state)) return;
 
   const base = `/api/rooms/${encodeURIComponent(room)}/tickets/${encodeURIComponent(ticketID)}`;
@@ -311,6 +320,9 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") nudge();
   });
+  // A background tab the browser froze (Chrome's energy saver) catches up
+  // as it resumes, whether or not it is shown: a notification may be due.
+  document.addEventListener("resume", nudge);
   // Back/forward cache restores a frozen page with dead sockets: start over.
   window.addEventListener("pageshow", (ev) => {
     if (ev.persisted) location.reload();

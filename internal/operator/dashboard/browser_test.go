@@ -34,6 +34,9 @@ const (
 
 func needBrowser(t *testing.T) (root, node string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: Chromium and node are not part of the fast tier (-short)")
+	}
 	root, err := filepath.Abs("../../..") // go test runs in internal/operator/dashboard
 	if err != nil {
 		t.Fatal(err)
