@@ -5,7 +5,7 @@
 // whole sale's charts with their latest time in that zone, and the report's
 // exports in UTC. In English and Korean at 390 and 1280 px, each view
 // checked with axe-core and saved to OUT_DIR as admin-zone-<view>-<lang>-
-// <viewport>.png. Driven by internal/dashboard/zone_browser_test.go: one
+// <viewport>.png. Driven by internal/operator/dashboard/zone_browser_test.go: one
 // RESULT {json} line, a FAIL line on stderr and exit status 1 on failure.
 
 import { mkdirSync, readFileSync } from "node:fs";
