@@ -2,6 +2,7 @@ package shop
 
 import (
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -14,10 +15,21 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
+// embedDemoJS is the page's script, built from embed-demo.ts by npm run build.
+//
+//go:embed dist/embed-demo.js
+var embedDemoJS []byte
+
 // EmbedDemoHandler serves an example shop page that embeds room's line from
 // the waitroom at waitroomURL with the SDK, as docs/embedding.md tells shops to.
 func EmbedDemoHandler(waitroomURL, room string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/embed-demo.js" { // the page's own script: the shop's, not waitroom's
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-cache")
+			_, _ = w.Write(embedDemoJS)
+			return
+		}
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
 			return

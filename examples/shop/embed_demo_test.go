@@ -15,6 +15,7 @@ import (
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
+	"github.com/waitroom/waitroom/static"
 )
 
 // TestEmbedDemo: the example shop lets itself frame the room, keeping the
@@ -53,7 +54,18 @@ func TestEmbedDemo(t *testing.T) {
 	if room, _ := doc.Find("[data-embed-demo]").Attr("data-room"); room != "demo" {
 		t.Errorf("demo embeds room %q", room)
 	}
+	// The page's own script is the shop's: waitroom's binary does not ship it.
+	src, _ := doc.Find(`script[src="/embed-demo.js"]`).Attr("src")
 	rec := httptest.NewRecorder()
+	shop.EmbedDemoHandler("http://x", "demo").ServeHTTP(rec, httptest.NewRequest("GET", src, nil))
+	if body := rec.Body.String(); src == "" || rec.Code != 200 || !strings.Contains(body, "data-embed-demo") ||
+		!strings.HasPrefix(rec.Header().Get("Content-Type"), "text/javascript") {
+		t.Errorf("the demo's script %q: %d %q", src, rec.Code, body[:min(len(body), 80)])
+	}
+	if static.Path("embed-demo.js") != static.Prefix+"embed-demo.js" { // an unhashed path: no such asset
+		t.Errorf("waitroom's static assets still hold embed-demo.js: %s", static.Path("embed-demo.js"))
+	}
+	rec = httptest.NewRecorder()
 	shop.EmbedDemoHandler("http://x", "demo").ServeHTTP(rec, httptest.NewRequest("GET", "/elsewhere", nil))
 	if body, _ := io.ReadAll(rec.Body); rec.Code != 404 {
 		t.Errorf("demo /elsewhere: %d %s", rec.Code, body)
