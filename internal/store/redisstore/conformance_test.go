@@ -43,6 +43,6 @@ func TestConformance(t *testing.T) {
 				ReadTimeout: time.Minute, MaxRetries: -1})
 			t.Cleanup(func() { _ = rdb.Close() })
 			return func() queue.Store { return redisstore.New(rdb, "wr:") }
-		}, conformance.ShortSkipsHeavy())
+		}, conformance.SkipHeavy())
 	})
 }

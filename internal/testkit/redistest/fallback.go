@@ -53,3 +53,10 @@ func SkipShortOrFallback(tb testing.TB) {
 		tb.Skipf("redistest: %s is not installed; its miniredis twin runs instead", redisServer)
 	}
 }
+
+// Real reports whether Shared is a real redis-server here (false where it
+// falls back to miniredis). Tests at scale use it to size their load.
+func Real(tb testing.TB) bool {
+	tb.Helper()
+	return !fallback(tb)
+}
