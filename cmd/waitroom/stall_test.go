@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/testkit"
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestShortRedisPauseCostsNoError: through the built binary on a real
@@ -23,6 +24,9 @@ import (
 func TestShortRedisPauseCostsNoError(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
+	}
+	if !redistest.Real(t) {
+		t.Skip("needs redis-server: miniredis has no CLIENT PAUSE")
 	}
 	const token = "stall-test-admin-token-0123456789ab"
 	p, rs := startOnRedis(t, buildBinary(t), "--admin-token", token)
