@@ -19,6 +19,7 @@ import (
 // masters of a real Redis Cluster: rooms on every shard take visitors, the
 // admission loop lets the waiting ones in, and their tokens verify.
 func TestRunOnRedisCluster(t *testing.T) {
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	cluster := redistest.StartCluster(t)
 	cc := cluster.Client(t)
 	dir := t.TempDir()

@@ -27,6 +27,7 @@ func TestKilledBetweenOutboxAndKafkaLosesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	bin := buildBinary(t)
 	rs := redistest.Start(t)
 	broker := kafkatest.Start(t, outbox.DefaultIntentsTopic, outbox.DefaultResultsTopic)

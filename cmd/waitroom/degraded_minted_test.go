@@ -19,6 +19,7 @@ func TestMintedCookiesBuyNoIntentsDuringAnOutage(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	const token = "3f9a0c6d2b8e4f1a7c5e9d0b2a4c6e8f"
 	p, rs := startOnRedis(t, buildBinary(t), "--admin-token", token)
 	base := "http://" + p.addr

@@ -26,6 +26,7 @@ func TestImageRuns(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a container image")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	podman := tooltest.Need(t, "podman", "Debian's podman, with runc: apt-get install podman runc")
 	runc := "/usr/sbin/runc"
 	if _, err := os.Stat(runc); err != nil {

@@ -25,6 +25,7 @@ func TestAcceptPageRecoversBehindTheShippedProxies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary and nginx")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	tooltest.Need(t, "/usr/sbin/nginx", "apt-get install nginx")
 	const token = "proxy-test-admin-token-0123456789ab"
 	p, _ := startOnRedis(t, buildBinary(t), "--admin-token", token)

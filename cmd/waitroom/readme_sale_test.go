@@ -19,6 +19,7 @@ func TestReadmeSale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	cmds := readmeSaleCommands(t)
 	bin := buildBinary(t)
 	loadgen := filepath.Join(t.TempDir(), "loadgen")

@@ -48,6 +48,7 @@ func TestRedisRestartedFromAnOlderSnapshot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	bin := buildBinary(t)
 	rs := redistest.Start(t)
 	const token = "stale-test-admin-token-0123456789ab"

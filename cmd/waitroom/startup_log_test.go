@@ -14,6 +14,7 @@ func TestStartupLogNamesOnlyURLsThatExist(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	p, _ := startOnRedis(t, buildBinary(t), "--admin-token", "3f9a0c6d2b8e4f1a7c5e9d0b2a4c6e8f")
 	var listening map[string]any
 	p.mu.Lock()

@@ -92,6 +92,7 @@ func TestCopiedTokensPassForNobodyButTheirOwners(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
+	t.Parallel() // its own processes and redis-server; it mostly waits on them
 	bin := buildBinary(t)
 	rs := redistest.Start(t)
 	var strangersSeen, ownersSeen atomic.Int64
