@@ -25,7 +25,10 @@ func TestClearedOrEarlierOpeningDrawsOpenPages(t *testing.T) {
 			defer cancel()
 			go func() { _ = e.srv.Run(ctx) }()
 			opens := e.clock.Now().Add(time.Hour).UTC().Format(time.RFC3339)
-			e.putRoom("sale", `{"opens_at": "`+opens+`", "batch_size": 1, "batch_interval_ms": 1000, "capacity": 100}`)
+			// Paused: the server's own admission loop (Run, on the fake
+			// clock the test advances) must not admit anyone between the
+			// test's own ticks, which unpause their copy of the settings.
+			e.putRoom("sale", `{"opens_at": "`+opens+`", "batch_size": 1, "batch_interval_ms": 1000, "capacity": 100, "paused": true}`)
 
 			const n = 4
 			type page struct {
