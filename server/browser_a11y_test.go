@@ -59,7 +59,7 @@ func TestBrowserAccessibility(t *testing.T) {
 	for i, l := range templates.Langs {
 		langs[i] = string(l)
 	}
-	shots := filepath.Join(kit.root, "test-output", "screenshots")
+	shots := filepath.Join(kit.Root, "test-output", "screenshots")
 	// Two runs of the script, each with its budget: the line's states, then
 	// the states around it (PART=more), whose results join the first's.
 	// Generous: on a machine shared with other builds the line's part alone

@@ -25,6 +25,7 @@ import (
 	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/internal/outbox"
 	"github.com/waitroom/waitroom/internal/store/redisstore"
+	"github.com/waitroom/waitroom/internal/testkit/browsertest"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
@@ -35,7 +36,6 @@ import (
 // through playwright-core from package.json, with scripts in web/e2e.
 
 const (
-	browserChromium   = "/usr/bin/chromium"
 	browserAdminToken = "browser-admin-token-0123456789"
 	browserRoom       = "demo"
 	// browserScenarioTimeout bounds one script, browser start included; the
@@ -44,42 +44,19 @@ const (
 	browserScriptBudget    = 45 * time.Second
 )
 
-// browserKit is what running a script needs: the repository root (where
-// node_modules and web/e2e are) and node.
+// browserKit is what running a script needs: the repository's root and
+// node (browsertest.Kit), and where screenshots go.
 type browserKit struct {
-	root, node, outDir string
+	browsertest.Kit
+	outDir string
 }
 
-// needBrowser finds chromium, node and playwright-core, or skips the test,
-// unless WAITROOM_REQUIRE_BROWSER=1 (CI) where a missing piece fails it.
+// needBrowser finds chromium, node and playwright-core, or skips the test
+// (browsertest.Need).
 func needBrowser(t *testing.T) browserKit {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test: Chromium and node are not part of the fast tier (-short)")
-	}
-	root, err := filepath.Abs("..") // go test runs in server/
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	if _, err := os.Stat(browserChromium); err != nil {
-		missing = append(missing, browserChromium+" (apt-get install chromium)")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = append(missing, "node on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "playwright-core", "package.json")); err != nil {
-		missing = append(missing, "node_modules/playwright-core (npm ci)")
-	}
-	if len(missing) > 0 {
-		msg := "browser tests need " + strings.Join(missing, ", ")
-		if os.Getenv("WAITROOM_REQUIRE_BROWSER") == "1" {
-			t.Fatal(msg + "; WAITROOM_REQUIRE_BROWSER=1 makes that a failure")
-		}
-		t.Skip(msg + "; set WAITROOM_REQUIRE_BROWSER=1 to fail instead of skipping")
-	}
-	return browserKit{root: root, node: node, outDir: filepath.Join(root, "test-output", "browser")}
+	kit := browsertest.Need(t, "..") // go test runs in server/
+	return browserKit{Kit: kit, outDir: filepath.Join(kit.Root, "test-output", "browser")}
 }
 
 // browserBlock says which push endpoints the fake proxy in front of the
@@ -301,16 +278,16 @@ func (k browserKit) startScript(ctx context.Context, t *testing.T, name string, 
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	sc := &browserScript{t: t, name: name, ready: make(chan json.RawMessage, 8), exited: make(chan struct{})}
-	cmd := exec.CommandContext(ctx, k.node, filepath.Join(k.root, "web", "e2e", name+".mjs"))
-	cmd.Dir = k.root
+	cmd := exec.CommandContext(ctx, k.Node, filepath.Join(k.Root, "web", "e2e", name+".mjs"))
+	cmd.Dir = k.Root
 	cmd.Env = append(os.Environ(),
 		"BASE_URL="+site.url,
 		"ROOM="+browserRoom,
 		"OUT_DIR="+k.outDir,
 		"SCENARIO="+strings.ReplaceAll(t.Name(), "/", "-"),
-		"CHROMIUM="+browserChromium,
 		fmt.Sprintf("TIMEOUT_MS=%d", browserScriptBudget.Milliseconds()),
 	)
+	cmd.Env = append(cmd.Env, k.Env(t)...)
 	cmd.Env = append(cmd.Env, env...)
 	cmd.Stdout = &lineWriter{line: sc.stdoutLine}
 	cmd.Stderr = &lineWriter{line: func(l string) { t.Log(name + "! " + l) }}

@@ -90,7 +90,7 @@ func TestBrowserNextSteps(t *testing.T) {
 	}
 	kit.startScript(sctx, t, "notify", site,
 		"ADMIN_TOKEN="+browserAdminToken, "FAR_ROOM=far", "DRAW_ROOM=draw", "NOTIFY_ROOMS="+string(roomsJSON),
-		"SHOT_DIR="+filepath.Join(kit.root, "test-output", "screenshots"), "LANGS="+strings.Join(langs, ","),
+		"SHOT_DIR="+filepath.Join(kit.Root, "test-output", "screenshots"), "LANGS="+strings.Join(langs, ","),
 		fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
 	).wait(&v)
 

@@ -12,7 +12,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium } from "playwright-core";
-import { CHROMIUM, WAIT_MS, need } from "./lib.mjs";
+import { ARGS, CHROMIUM } from "./browser.mjs";
+import { WAIT_MS, need } from "./lib.mjs";
 
 export const WAITROOM_URL = need("WAITROOM_URL");
 export const SHOP_URL = need("SHOP_URL");
@@ -20,8 +21,6 @@ export const FOREIGN_URL = need("FOREIGN_URL");
 export const WAITROOM = new URL(WAITROOM_URL).origin;
 export const SHOP = new URL(SHOP_URL).origin;
 export const FOREIGN = new URL(FOREIGN_URL).origin;
-
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 
 /**
  * recordMessages records every postMessage any window of page receives: the

@@ -10,10 +10,9 @@
 
 import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { openBrowser } from "./browser.mjs";
 
-export const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
+export { ARGS, CHROMIUM } from "./browser.mjs";
 
 /** need reads a required environment variable. */
 export function need(name) {
@@ -53,9 +52,9 @@ export function number(text) {
   return digits ? Number(digits) : null;
 }
 
-/** launch starts the Debian chromium the issue names, headless. */
+/** launch gives the script Debian's Chromium, headless: the shared one where the test runs one. */
 export async function launch() {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: WAIT_MS });
+  return openBrowser(WAIT_MS);
 }
 
 /**
@@ -173,7 +172,7 @@ export async function run(fn) {
   const timer = setTimeout(() => fail(new Error(`scenario took longer than ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
   try {
     browser = await launch();
-    log(`chromium ${browser.version()} at ${CHROMIUM}`);
+    log(`chromium ${browser.version()}${process.env.BROWSER_WS ? " (shared)" : ""}`);
     const result = await fn(browser, seen);
     clearTimeout(timer);
     await browser.close();

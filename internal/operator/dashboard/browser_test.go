@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/waitroom/waitroom/internal/testkit/browsertest"
 	"image/png"
 	"os"
 	"os/exec"
@@ -23,7 +24,6 @@ import (
 // chromium, node or node_modules it skips, unless WAITROOM_REQUIRE_BROWSER=1.
 
 const (
-	chromiumPath = "/usr/bin/chromium"
 	// browserTimeout bounds the script, browser start included; its own
 	// budget is shorter so it fails first, saying why.
 	// Generous: on the shared 2-core machine at load 30 the layout
@@ -32,34 +32,11 @@ const (
 	scriptBudget   = 240 * time.Second
 )
 
-func needBrowser(t *testing.T) (root, node string) {
+// needBrowser finds chromium, node and playwright-core, or skips the test
+// (browsertest.Need).
+func needBrowser(t *testing.T) browsertest.Kit {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test: Chromium and node are not part of the fast tier (-short)")
-	}
-	root, err := filepath.Abs("../../..") // go test runs in internal/operator/dashboard
-	if err != nil {
-		t.Fatal(err)
-	}
-	var missing []string
-	if _, err := os.Stat(chromiumPath); err != nil {
-		missing = append(missing, chromiumPath+" (apt-get install chromium)")
-	}
-	node, err = exec.LookPath("node")
-	if err != nil {
-		missing = append(missing, "node on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(root, "node_modules", "playwright-core", "package.json")); err != nil {
-		missing = append(missing, "node_modules/playwright-core (npm ci)")
-	}
-	if len(missing) > 0 {
-		msg := "the dashboard browser test needs " + strings.Join(missing, ", ")
-		if os.Getenv("WAITROOM_REQUIRE_BROWSER") == "1" {
-			t.Fatal(msg + "; WAITROOM_REQUIRE_BROWSER=1 makes that a failure")
-		}
-		t.Skip(msg + "; set WAITROOM_REQUIRE_BROWSER=1 to fail instead of skipping")
-	}
-	return root, node
+	return browsertest.Need(t, "../../..") // go test runs in internal/operator/dashboard
 }
 
 // adminRun is what admin.mjs saw.
@@ -93,7 +70,8 @@ type adminRun struct {
 }
 
 func TestDashboardInChromium(t *testing.T) {
-	root, node := needBrowser(t)
+	kit := needBrowser(t)
+	root, node := kit.Root, kit.Node
 	site := newSite(t, siteOptions{admit: true})
 	const room = "flash"
 	outDir := filepath.Join(root, "test-output", "browser")
@@ -104,8 +82,9 @@ func TestDashboardInChromium(t *testing.T) {
 	cmd.Dir = "." // node finds playwright-core in the repository's node_modules, up the tree
 	cmd.Env = append(os.Environ(),
 		"BASE_URL="+site.url, "ADMIN_TOKEN="+adminToken, "ROOM="+room, "OUT_DIR="+outDir,
-		"CHROMIUM="+chromiumPath, fmt.Sprintf("TIMEOUT_MS=%d", scriptBudget.Milliseconds()),
+		fmt.Sprintf("TIMEOUT_MS=%d", scriptBudget.Milliseconds()),
 	)
+	cmd.Env = append(cmd.Env, kit.Env(t)...)
 	var result []byte
 	ready := make(chan struct{}, 1)
 	cmd.Stdout = &lineWriter{line: func(l string) {

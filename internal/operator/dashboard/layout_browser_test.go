@@ -46,7 +46,8 @@ type layoutRun struct {
 // uPlot's "--" until hovered), axes with units, one "Live" in the header,
 // and no axe-core violations. Screenshots go to test-output/browser.
 func TestDashboardLayoutInChromium(t *testing.T) {
-	root, node := needBrowser(t)
+	kit := needBrowser(t)
+	root, node := kit.Root, kit.Node
 	site := newSite(t, siteOptions{admit: true})
 	const room = "spring-sneaker-drop"
 	s := queue.DefaultSettings()
@@ -82,7 +83,8 @@ func TestDashboardLayoutInChromium(t *testing.T) {
 	outDir := filepath.Join(root, "test-output", "browser")
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "admin_layout.mjs"))
 	cmd.Env = append(os.Environ(), "BASE_URL="+site.url, "ADMIN_TOKEN="+adminToken, "ROOM="+room, "OUT_DIR="+outDir,
-		"CHROMIUM="+chromiumPath, fmt.Sprintf("TIMEOUT_MS=%d", scriptBudget.Milliseconds()))
+		fmt.Sprintf("TIMEOUT_MS=%d", scriptBudget.Milliseconds()))
+	cmd.Env = append(cmd.Env, kit.Env(t)...)
 	var result []byte
 	cmd.Stdout = &lineWriter{line: func(l string) {
 		if r, ok := strings.CutPrefix(l, "RESULT "); ok {

@@ -21,7 +21,8 @@ import (
 // dies; the connection line stops saying "Live" and says Redis is down, in
 // English and Korean (screenshots at 390 and 1280 px).
 func TestOutageReplacesLiveInChromium(t *testing.T) {
-	root, node := needBrowser(t)
+	kit := needBrowser(t)
+	root, node := kit.Root, kit.Node
 	srv := redistest.Start(t)
 	// No availability flag: the dashboard's own reading of Redis (its
 	// sampler) says whether it is up.
@@ -31,7 +32,8 @@ func TestOutageReplacesLiveInChromium(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "admin_outage.mjs"))
 	cmd.Env = append(os.Environ(), "BASE_URL="+site.url, "ADMIN_TOKEN="+adminToken, "ROOM=drop",
-		"OUT_DIR="+filepath.Join(root, "test-output", "browser"), "CHROMIUM="+chromiumPath)
+		"OUT_DIR="+filepath.Join(root, "test-output", "browser"))
+	cmd.Env = append(cmd.Env, kit.Env(t)...)
 	var result []byte
 	cmd.Stdout = &lineWriter{line: func(l string) {
 		switch {

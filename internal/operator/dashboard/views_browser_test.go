@@ -44,7 +44,8 @@ type viewsRun struct {
 // server's id, Redis, URL, units), so a string not taken from the
 // catalogue fails here. Screenshots go to test-output/browser.
 func TestEveryDashboardViewInChromium(t *testing.T) {
-	root, node := needBrowser(t)
+	kit := needBrowser(t)
+	root, node := kit.Root, kit.Node
 	const signalErr = "signal unavailable: Get \"http://127.0.0.1:1/api/v1/query\": connection refused"
 	site := newSite(t, siteOptions{admit: true, history: true, deps: func(d *dashboard.Deps) {
 		d.Activation = dashboard.ActivationFunc(func(room string) (dashboard.Activation, bool) {
@@ -115,7 +116,8 @@ func TestEveryDashboardViewInChromium(t *testing.T) {
 	allowJSON, _ := json.Marshal(allow)
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "admin_views.mjs"))
 	cmd.Env = append(os.Environ(), "BASE_URL="+site.url, "ADMIN_TOKEN="+adminToken, "ROOMS="+string(rooms), "ALLOW="+string(allowJSON),
-		"OUT_DIR="+outDir, "CHROMIUM="+chromiumPath, fmt.Sprintf("TIMEOUT_MS=%d", (9*time.Minute).Milliseconds()))
+		"OUT_DIR="+outDir, fmt.Sprintf("TIMEOUT_MS=%d", (9*time.Minute).Milliseconds()))
+	cmd.Env = append(cmd.Env, kit.Env(t)...)
 	var result []byte
 	cmd.Stdout = &lineWriter{line: func(l string) {
 		if r, ok := strings.CutPrefix(l, "RESULT "); ok {

@@ -26,7 +26,8 @@ import (
 // in Seoul's time. English and Korean at 390 and 1280 px,
 // axe-clean, screenshots in test-output/browser/admin-zone-*.png.
 func TestDashboardTimesInOperatorZone(t *testing.T) {
-	root, node := needBrowser(t)
+	kit := needBrowser(t)
+	root, node := kit.Root, kit.Node
 	const zone = "Asia/Seoul"
 	seoul, err := time.LoadLocation(zone)
 	if err != nil {
@@ -70,8 +71,9 @@ func TestDashboardTimesInOperatorZone(t *testing.T) {
 	rooms, _ := json.Marshal(map[string]string{"drawn": "zone-drawn", "sale": "zone-sale"})
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "admin_zone.mjs"))
 	cmd.Env = append(os.Environ(), "BASE_URL="+site.url, "ADMIN_TOKEN="+adminToken, "ROOMS="+string(rooms), "TIMEZONE="+zone,
-		"OUT_DIR="+filepath.Join(root, "test-output", "browser"), "CHROMIUM="+chromiumPath,
+		"OUT_DIR="+filepath.Join(root, "test-output", "browser"),
 		fmt.Sprintf("TIMEOUT_MS=%d", scriptBudget.Milliseconds()))
+	cmd.Env = append(cmd.Env, kit.Env(t)...)
 	var result []byte
 	cmd.Stdout = &lineWriter{line: func(l string) {
 		if r, ok := strings.CutPrefix(l, "RESULT "); ok {

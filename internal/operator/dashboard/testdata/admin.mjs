@@ -10,7 +10,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { openBrowser } from "../../../../web/e2e/browser.mjs";
 
 const need = (k) => {
   const v = process.env[k];
@@ -21,12 +21,10 @@ const BASE_URL = need("BASE_URL").replace(/\/$/, "");
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const ROOM = need("ROOM");
 const OUT_DIR = process.env.OUT_DIR || "test-output/browser";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS) || 90_000;
 const WAIT_MS = Number(process.env.WAIT_MS) || 30_000;
 // How long a rate must hold: longer than the server's rate window (2 s in the test).
 const HOLD_MS = Number(process.env.HOLD_MS) || 3000;
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 
 const started = Date.now();
 const log = (...a) => console.log(`[${((Date.now() - started) / 1000).toFixed(2)}s]`, ...a);
@@ -269,7 +267,7 @@ const fail = async (err) => {
 const timer = setTimeout(() => fail(new Error(`scenario took longer than ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
 process.on("SIGTERM", () => fail(new Error("stopped by the test (SIGTERM)")));
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: WAIT_MS });
+  browser = await openBrowser(WAIT_MS);
   log(`chromium ${browser.version()}`);
   const result = await main(browser, seen);
   clearTimeout(timer);

@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { openBrowser } from "../../../../web/e2e/browser.mjs";
 
 const need = (k) => {
   const v = process.env[k];
@@ -19,10 +19,8 @@ const BASE_URL = need("BASE_URL").replace(/\/$/, "");
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const ROOM = need("ROOM"); // the full room, with a history for the charts
 const OUT_DIR = process.env.OUT_DIR || "test-output/browser";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS) || 90_000;
 const WAIT_MS = Number(process.env.WAIT_MS) || 30_000;
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const LANGS = ["en", "ko"];
 const VIEWPORTS = [
@@ -147,7 +145,7 @@ const fail = async (err) => {
 const timer = setTimeout(() => fail(new Error(`scenario took longer than ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
 process.on("SIGTERM", () => fail(new Error("stopped by the test (SIGTERM)")));
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: WAIT_MS });
+  browser = await openBrowser(WAIT_MS);
   const result = await main(browser);
   clearTimeout(timer);
   await browser.close();

@@ -6,7 +6,7 @@
 
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { openBrowser } from "../../../../web/e2e/browser.mjs";
 
 const need = (k) => {
   const v = process.env[k];
@@ -17,7 +17,6 @@ const BASE_URL = need("BASE_URL").replace(/\/$/, "");
 const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const ROOM = need("ROOM");
 const OUT_DIR = process.env.OUT_DIR || "test-output/browser";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const WAIT_MS = Number(process.env.WAIT_MS) || 60_000;
 const tid = (id) => `[data-testid="${id}"]`;
 mkdirSync(OUT_DIR, { recursive: true });
@@ -56,7 +55,7 @@ const fail = async (err) => {
 };
 process.on("SIGTERM", () => fail(new Error("stopped by the test (SIGTERM)")));
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu"], timeout: WAIT_MS });
+  browser = await openBrowser(WAIT_MS);
   const result = await main(browser);
   await browser.close();
   console.log("RESULT " + JSON.stringify(result));

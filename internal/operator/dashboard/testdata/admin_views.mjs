@@ -12,7 +12,7 @@
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { chromium } from "playwright-core";
+import { openBrowser } from "../../../../web/e2e/browser.mjs";
 
 const need = (k) => {
   const v = process.env[k];
@@ -24,10 +24,8 @@ const ADMIN_TOKEN = need("ADMIN_TOKEN");
 const ROOMS = JSON.parse(need("ROOMS")); // {adaptive, soldOut, scheduled, drawn, sale}
 const ALLOW = JSON.parse(need("ALLOW")); // phrases that are names: room ids, titles, the server id
 const OUT_DIR = process.env.OUT_DIR || "test-output/browser";
-const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const TIMEOUT_MS = Number(process.env.TIMEOUT_MS) || 540_000;
 const WAIT_MS = Number(process.env.WAIT_MS) || 30_000;
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"];
 const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 // ONLY ("ko-desktop") narrows a run by hand; the test sees every one.
 const ONLY = process.env.ONLY || "";
@@ -267,7 +265,7 @@ const fail = async (err) => {
 const timer = setTimeout(() => fail(new Error(`scenario took longer than ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
 process.on("SIGTERM", () => fail(new Error("stopped by the test (SIGTERM)")));
 try {
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ARGS, timeout: WAIT_MS });
+  browser = await openBrowser(WAIT_MS);
   const result = await main(browser);
   clearTimeout(timer);
   await browser.close();
