@@ -134,6 +134,19 @@ func fifoInversions(vs []crowdVisitor) int {
 	return n
 }
 
+// waiterSeconds is the time the visitors spent in line between their enter's
+// answer and their admission heard (or the last time seen waiting).
+func waiterSeconds(vs []crowdVisitor) float64 {
+	sum := 0.0
+	for _, v := range vs {
+		end := maxTime(v.Admitted, v.LastWaiting)
+		if !v.EnterDone.IsZero() && end.After(v.EnterDone) {
+			sum += end.Sub(v.EnterDone).Seconds()
+		}
+	}
+	return sum
+}
+
 // crowdCounts is one mode's tally of requests and errors.
 type crowdCounts struct {
 	enters, polls, sockets, http5xx atomic.Int64
@@ -165,7 +178,9 @@ type crowdRun struct {
 	FIFOInversions  int            `json:"fifo_inversions"`
 	Requests        int64          `json:"http_requests"` // enters + status polls + WebSocket upgrades
 	Polls           int64          `json:"status_polls"`
+	WaiterSeconds   float64        `json:"waiter_seconds"` // time in line, summed over the visitors
 	RedisCommands   int64          `json:"redis_commands"`
+	RedisPerWaiterS float64        `json:"redis_commands_per_waiter_second"`
 	RedisPerRequest float64        `json:"redis_commands_per_request"`
 	RedisCPUUS      float64        `json:"redis_cpu_us_per_request"`
 	ServerCPUUS     float64        `json:"server_cpu_us_per_request"`
@@ -261,7 +276,7 @@ func crowdOnce(ctx context.Context, c crowdConfig, a *api, ws *http.Client, mode
 	}
 	run := &crowdRun{Mode: mode, Visitors: c.Visitors, ArrivalsS: lastGroup.Sub(start).Seconds(),
 		PaceBoundS:     float64((int64(c.Visitors)+c.Batch-1)/c.Batch) * c.Interval.Seconds(),
-		FIFOInversions: fifoInversions(vs), Polls: k.polls.Load(), HTTP5xx: k.http5xx.Load(), Errors: k.errs.snapshot()}
+		FIFOInversions: fifoInversions(vs), WaiterSeconds: waiterSeconds(vs), Polls: k.polls.Load(), HTTP5xx: k.http5xx.Load(), Errors: k.errs.snapshot()}
 	var last time.Time
 	for _, v := range vs {
 		if !v.Admitted.IsZero() {
@@ -284,6 +299,9 @@ func crowdOnce(ctx context.Context, c crowdConfig, a *api, ws *http.Client, mode
 // HTTP requests sent (the admitter's and followers' own work included).
 func (r *crowdRun) setPerRequest(before, after resources) {
 	r.RedisCommands = after.redisCommands - before.redisCommands
+	if r.WaiterSeconds > 0 {
+		r.RedisPerWaiterS = float64(r.RedisCommands) / r.WaiterSeconds
+	}
 	if r.Requests == 0 {
 		return
 	}
@@ -446,16 +464,17 @@ func (c crowdConfig) resources(ctx context.Context) (resources, error) {
 func printCrowd(w io.Writer, c crowdConfig, r *crowdReport) {
 	fmt.Fprintf(w, "Flash crowd: %d visitors, %d every %s, the room admitting %d every %s\n",
 		c.Visitors, c.Arrive, c.ArriveEvery, c.Batch, c.Interval)
-	fmt.Fprintf(w, "%-5s %9s %8s %8s %9s %9s %9s %10s %10s %10s %5s\n", "mode", "admitted", "all in s", "ideal s",
-		"fifo inv", "requests", "polls", "redis/req", "redis µs", "server µs", "5xx")
+	fmt.Fprintf(w, "%-5s %9s %8s %8s %9s %9s %9s %10s %10s %10s %5s %9s %11s\n", "mode", "admitted", "all in s", "ideal s",
+		"fifo inv", "requests", "polls", "redis/req", "redis µs", "server µs", "5xx", "waiter-s", "redis/wt-s")
 	for _, run := range r.Runs {
-		fmt.Fprintf(w, "%-5s %9d %8.1f %8.1f %9d %9d %9d %10.2f %10.1f %10.1f %5d\n", run.Mode, run.Admitted,
+		fmt.Fprintf(w, "%-5s %9d %8.1f %8.1f %9d %9d %9d %10.2f %10.1f %10.1f %5d %9.0f %11.2f\n", run.Mode, run.Admitted,
 			run.AllAdmittedS, max(run.ArrivalsS, run.PaceBoundS), run.FIFOInversions, run.Requests, run.Polls,
-			run.RedisPerRequest, run.RedisCPUUS, run.ServerCPUUS, run.HTTP5xx)
+			run.RedisPerRequest, run.RedisCPUUS, run.ServerCPUUS, run.HTTP5xx, run.WaiterSeconds, run.RedisPerWaiterS)
 	}
 	fmt.Fprintln(w, "  all in: first enter sent to last admission heard; ideal: the later of the last arrival and visitors/pace;")
 	fmt.Fprintln(w, "  fifo inv: pairs heard admitted out of entry order; requests: enters + status polls + WebSocket upgrades;")
-	fmt.Fprintln(w, "  redis/req: INFO commandstats calls per request; redis µs, server µs: CPU per request (background work included)")
+	fmt.Fprintln(w, "  redis/req: INFO commandstats calls per request; redis µs, server µs: CPU per request (background work included);")
+	fmt.Fprintln(w, "  waiter-s: time in line summed over the visitors; redis/wt-s: Redis commands per waiter-second")
 	for _, run := range r.Runs {
 		if len(run.Errors) > 0 {
 			fmt.Fprintf(w, "  %s: client errors %v\n", run.Mode, run.Errors)

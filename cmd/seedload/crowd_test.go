@@ -85,6 +85,24 @@ func TestFIFOInversionsCountOnlyCertainOnes(t *testing.T) {
 	}
 }
 
+func TestWaiterSecondsEndAtAdmissionOrTheLastWait(t *testing.T) {
+	t0 := time.Unix(1_000_000, 0)
+	vs := []crowdVisitor{
+		{EnterDone: t0, LastWaiting: t0.Add(2 * time.Second), Admitted: t0.Add(3 * time.Second)}, // 3 s
+		{EnterDone: t0, LastWaiting: t0.Add(4 * time.Second)},                                    // never admitted: 4 s
+		{EnterDone: t0, Admitted: t0},                                                            // admitted at enter: 0
+		{},                                                                                       // never entered
+	}
+	if got := waiterSeconds(vs); got != 7 {
+		t.Errorf("waiterSeconds = %v, want 7", got)
+	}
+	r := crowdRun{Requests: 10, WaiterSeconds: 7}
+	r.setPerRequest(resources{}, resources{redisCommands: 14})
+	if r.RedisPerWaiterS != 2 {
+		t.Errorf("per waiter-second = %v, want 2", r.RedisPerWaiterS)
+	}
+}
+
 func TestParseRedisInfoSumsCallsAndCPU(t *testing.T) {
 	info := "# CPU\r\nused_cpu_sys:1.500000\r\nused_cpu_user:2.250000\r\nused_cpu_sys_children:9.000000\r\n" +
 		"used_cpu_user_children:9.000000\r\n\r\n# Commandstats\r\n" +
