@@ -46,14 +46,18 @@ wait_for() {
 	return 1
 }
 
+# bench_host is the loopback address the servers listen on (BENCH_HOST,
+# default 127.0.0.1): a shared machine can give each user its own.
+bench_host=${BENCH_HOST:-127.0.0.1}
+
 # start_redis starts a throwaway redis-server on a free loopback port:
 # $redis_port, $redis_pid.
 start_redis() {
 	redis_port=$(free_port)
-	redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no \
+	redis-server --port "$redis_port" --bind "$bench_host" --save "" --appendonly no \
 		--dir "$work" --loglevel warning >"$work/redis.log" 2>&1 &
 	redis_pid=$!
-	wait_for redis-cli -p "$redis_port" ping
+	wait_for redis-cli -h "$bench_host" -p "$redis_port" ping
 }
 
 # start_waitroom starts the built $work/waitroom on a free loopback port
@@ -62,10 +66,10 @@ start_redis() {
 # in-process broker, asked for by name.
 start_waitroom() {
 	wr_port=$(free_port)
-	base=http://127.0.0.1:$wr_port
+	base=http://$bench_host:$wr_port
 	"$work/waitroom" --create-signing-key --data-dir "$work/data" >/dev/null 2>&1
-	"$work/waitroom" --redis-url "redis://127.0.0.1:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
-		--kafka-brokers embedded --addr "127.0.0.1:$wr_port" --data-dir "$work/data" --log-level warn \
+	"$work/waitroom" --redis-url "redis://$bench_host:$redis_port/0" --admin-token "$ADMIN_TOKEN" \
+		--kafka-brokers embedded --addr "$bench_host:$wr_port" --data-dir "$work/data" --log-level warn \
 		"$@" >"$work/waitroom.log" 2>&1 &
 	waitroom_pid=$!
 	wait_for curl -sf "$base/healthz"

@@ -8,6 +8,10 @@
 //	seedload polling the requests per second that waiters put on waitroom:
 //	                 flat 5 s polling, flat 1 s polling, tiered polling
 //	                 (next_update_ms) and push (WebSocket)
+//	seedload crowd   a peer-style flash crowd: visitors arrive in groups at a
+//	                 set pace into a room without proof of work and wait,
+//	                 polling their ticket or on its WebSocket, until
+//	                 admitted; what the servers spent per request
 //
 // Each prints its table and one JSON line. It only talks to loopback
 // addresses, and every phase is bounded in count and time.
@@ -85,7 +89,7 @@ func main() {
 
 func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("want a mode: herd or polling")
+		return errors.New("want a mode: herd, polling or crowd")
 	}
 	var rep any
 	switch args[0] {
@@ -111,8 +115,21 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		printPolling(stdout, c, r)
 		rep = r
+	case "crowd":
+		c, err := parseCrowd(args[1:], stderr)
+		if err != nil {
+			return err
+		}
+		r, err := runCrowd(ctx, c, stderr)
+		if r != nil {
+			printCrowd(stdout, c, r)
+			rep = r
+		}
+		if err != nil {
+			return err
+		}
 	default:
-		return fmt.Errorf("unknown mode %q: want herd or polling", args[0])
+		return fmt.Errorf("unknown mode %q: want herd, polling or crowd", args[0])
 	}
 	line, _ := json.Marshal(rep)
 	fmt.Fprintln(stdout, string(line))

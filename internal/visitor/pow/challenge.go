@@ -26,6 +26,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/crypto/scrypt"
@@ -186,8 +187,16 @@ func mac(key, msg []byte) []byte {
 	return m.Sum(nil)
 }
 
+// runs counts DeriveKey's scrypt runs.
+var runs atomic.Int64
+
+// Runs is how many scrypt runs this process has made, solving or checking:
+// all the work proof of work has cost it (issuing costs none).
+func Runs() int64 { return runs.Load() }
+
 // DeriveKey is one try: scrypt(nonce ‖ uint32be(counter), salt).
 func DeriveKey(nonce, salt []byte, counter uint32) ([]byte, error) {
+	runs.Add(1)
 	pw := binary.BigEndian.AppendUint32(append([]byte(nil), nonce...), counter)
 	k, err := scrypt.Key(pw, salt, ScryptN, ScryptR, ScryptP, KeyLength)
 	if err != nil {
