@@ -1,4 +1,4 @@
-package server
+package queue
 
 import (
 	"context"
@@ -11,8 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/waitroom/waitroom/queue"
-)
+	)
+
+// testWaiters is a view of the line with pos as its positions and alive
+// as its sign-of-life writer; the line itself is never asked.
+func testWaiters(pos positionSource, alive aliveWriter) *Waiters {
+	w := newWaiters(nil, pos, WaitersOptions{Logger: slog.Default()})
+	w.alive = alive
+	return w
+}
 
 // staleView is a fake positionSource: the position a lagging view gives.
 type staleView struct{ pos int64 }
@@ -26,25 +33,25 @@ func (v *staleView) Position(string, float64) (int64, int64, float64, bool) {
 // the view, one log read behind, still says 4. The waiter must not see 4.
 func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 	view := &staleView{pos: 4}
-	lp := newLocalPositions(view, nil, slog.Default())
+	lp := testWaiters(view, nil)
 	now := time.Now()
-	lp.remember("r", []queue.Ticket{{ID: "t1", State: queue.StateWaiting, Position: 3, Score: 7}}, 0, now)
-	got, ok := lp.local("r", "t1", now)
+	lp.remember("r", []Ticket{{ID: "t1", State: StateWaiting, Position: 3, Score: 7}}, 0, now)
+	got, ok := lp.local("r", "t1", "", now)
 	if !ok || got.Position != 3 {
 		t.Fatalf("after a store read of 3, a view of 4 gave %d (ok %v), want 3", got.Position, ok)
 	}
 	view.pos = 2
-	if got, _ = lp.local("r", "t1", now); got.Position != 2 {
+	if got, _ = lp.local("r", "t1", "", now); got.Position != 2 {
 		t.Fatalf("the view caught up to 2, got %d", got.Position)
 	}
 	view.pos = 3
-	if got, _ = lp.local("r", "t1", now); got.Position != 2 {
+	if got, _ = lp.local("r", "t1", "", now); got.Position != 2 {
 		t.Fatalf("the view went back to 3, got %d, want 2", got.Position)
 	}
 	// A later store read that lags what was shown does not move it back either.
-	lp.remember("r", []queue.Ticket{{ID: "t1", State: queue.StateWaiting, Position: 3, Score: 7}}, 0, now)
+	lp.remember("r", []Ticket{{ID: "t1", State: StateWaiting, Position: 3, Score: 7}}, 0, now)
 	view.pos = 3
-	if got, _ = lp.local("r", "t1", now); got.Position != 2 {
+	if got, _ = lp.local("r", "t1", "", now); got.Position != 2 {
 		t.Fatalf("after a store read of 3, got %d, want 2", got.Position)
 	}
 }
@@ -54,20 +61,20 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 // read was kept: the ticket is not served from the view (it may be
 // admitted), nor is a read overtaken by a change of its room.
 func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
-	lp := newLocalPositions(&staleView{pos: 4}, nil, slog.Default())
+	lp := testWaiters(&staleView{pos: 4}, nil)
 	now := time.Now()
-	waiting := queue.Ticket{ID: "t1", State: queue.StateWaiting, Position: 4, Score: 7}
+	waiting := Ticket{ID: "t1", State: StateWaiting, Position: 4, Score: 7}
 
 	gen := lp.gen.Load() // before the read
 	lp.forget("r", []string{"t1"})
 	if lp.remembered("r", waiting, gen, now) {
 		t.Fatal("a read older than the admission of its ticket was kept")
 	}
-	if _, ok := lp.local("r", "t1", now); ok {
+	if _, ok := lp.local("r", "t1", "", now); ok {
 		t.Fatal("an admitted ticket was answered from the view")
 	}
 
-	other := queue.Ticket{ID: "t2", State: queue.StateWaiting, Position: 5, Score: 8}
+	other := Ticket{ID: "t2", State: StateWaiting, Position: 5, Score: 8}
 	gen = lp.gen.Load()
 	lp.forgetRoom("r")
 	if lp.remembered("r", other, gen, now) {
@@ -78,10 +85,10 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	if !lp.remembered("r", other, gen, now) {
 		t.Fatal("a read after every change was not kept")
 	}
-	if got, ok := lp.local("r", "t2", now); !ok || got.Position != 4 {
+	if got, ok := lp.local("r", "t2", "", now); !ok || got.Position != 4 {
 		t.Fatalf("kept ticket from the view: %d (ok %v), want 4", got.Position, ok)
 	}
-	if lp.remembered("r", queue.Ticket{ID: "t3", State: queue.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
+	if lp.remembered("r", Ticket{ID: "t3", State: StateAdmitted, Score: 9}, lp.gen.Load(), now) {
 		t.Fatal("an admitted ticket was kept for the view")
 	}
 }
@@ -114,7 +121,7 @@ func (a *aliveLog) Present(_ context.Context, room, server string, open []string
 // snapshot before, and is tried again.
 func TestSignOfLifeIsOneSnapshotPerRoom(t *testing.T) {
 	w := &aliveLog{}
-	lp := newLocalPositions(&staleView{pos: 1}, w, slog.Default())
+	lp := testWaiters(&staleView{pos: 1}, w)
 	open := map[string][]string{}
 	lp.open = func() map[string][]string { return maps.Clone(open) }
 	id := func(seq int) string { return fmt.Sprintf("%012d%020x", seq, seq) }
