@@ -193,7 +193,11 @@ func (w *Waiters) remember(room string, ts []Ticket, gen int64, now time.Time) {
 		}
 		waiting := t.Waiting
 		t.Position, t.Waiting, t.Rate = 0, 0, 0
-		m[t.ID] = &knownTicket{t: t, used: now, best: best, waiting: waiting}
+		nk := &knownTicket{t: t, used: now, best: best, waiting: waiting}
+		if k != nil && !k.invalid && t.State == StateWaiting {
+			nk.entered, nk.enteredAt = k.entered, k.enteredAt // a poll between the enter and its connection
+		}
+		m[t.ID] = nk
 	}
 }
 
