@@ -154,3 +154,82 @@ func TestSignOfLifeIsOneSnapshotPerRoom(t *testing.T) {
 	w.fail = false
 	flush("alive q "+id(9), "present q "+s+" "+id(3))
 }
+
+// fakeLine is a waiterLine whose store holds one ticket, read as ticket says.
+type fakeLine struct {
+	aliveLog
+	ticket Ticket
+	reads  int
+}
+
+func (l *fakeLine) Room(context.Context, string) (Settings, error) { return DefaultSettings(), nil }
+func (l *fakeLine) Status(_ context.Context, _, id, identity string) (Ticket, Settings, error) {
+	l.reads++
+	if id != l.ticket.ID || identity != l.ticket.Identity {
+		return Ticket{}, Settings{}, ErrTicketNotFound
+	}
+	return l.ticket, DefaultSettings(), nil
+}
+func (l *fakeLine) StatusMany(context.Context, string, []string) ([]Ticket, Settings, error) {
+	return nil, Settings{}, errors.New("not in this test")
+}
+func (l *fakeLine) Leave(context.Context, string, string, string) error { return nil }
+func (l *fakeLine) Now() time.Time                                      { return time.Now() }
+
+// TestPolledPlacesNeverGoBack: a poll's place from the store is kept
+// when the view, a log read behind, says a later one; a store read that
+// lags what a poll was told does not move it back either.
+func TestPolledPlacesNeverGoBack(t *testing.T) {
+	view := &staleView{pos: 4}
+	line := &fakeLine{ticket: Ticket{Room: "r", ID: "t1", Identity: "v:me", State: StateWaiting, Position: 3, Score: 7}}
+	w := newWaiters(line, view, WaitersOptions{})
+	ctx := context.Background()
+	poll := func(want int64) {
+		t.Helper()
+		got, _, err := w.Status(ctx, "r", "t1", "v:me")
+		if err != nil || got.Position != want {
+			t.Fatalf("poll: %d (%v), want %d", got.Position, err, want)
+		}
+	}
+	poll(3) // the store's
+	poll(3) // the view says 4
+	if line.reads != 1 {
+		t.Fatalf("%d store reads, want 1 (the first poll)", line.reads)
+	}
+	view.pos = 2
+	poll(2)
+	w.forget("r", []string{"t1"}) // an admission heard: read the store again
+	poll(2)                       // it says 3: behind what the poll was told
+	if line.reads != 2 {
+		t.Fatalf("%d store reads, want 2", line.reads)
+	}
+}
+
+// TestPollsAreOneSnapshotPerRoom: a hundred polls of a ticket are one
+// snapshot at the next flush, not a write each; a room's open connections
+// and its polled tickets share it; a poller that stopped is marked as it
+// leaves the snapshot.
+func TestPollsAreOneSnapshotPerRoom(t *testing.T) {
+	line := &fakeLine{ticket: Ticket{Room: "r", ID: "p1", Identity: "v:me", State: StateWaiting, Position: 1, Score: 1}}
+	w := newWaiters(line, &staleView{pos: 1}, WaitersOptions{})
+	w.alive = &line.aliveLog
+	w.open = func() map[string][]string { return map[string][]string{"r": {"s1"}} }
+	ctx := context.Background()
+	for range 100 {
+		if _, _, err := w.Status(ctx, "r", "p1", "v:me"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(line.calls) != 0 {
+		t.Fatalf("polls wrote %q before the flush, want nothing", line.calls)
+	}
+	w.flush(ctx, time.Now())
+	if want := []string{"present r " + w.server + " p1,s1"}; !slices.Equal(line.calls, want) {
+		t.Fatalf("calls %q, want %q", line.calls, want)
+	}
+	line.calls = nil
+	w.flush(ctx, time.Now())
+	if want := []string{"alive r p1", "present r " + w.server + " s1"}; !slices.Equal(line.calls, want) {
+		t.Fatalf("calls %q, want %q", line.calls, want)
+	}
+}
