@@ -10,8 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	)
+)
 
 // testWaiters is a view of the line with pos as its positions and alive
 // as its sign-of-life writer; the line itself is never asked.

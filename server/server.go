@@ -76,7 +76,7 @@ type Server struct {
 	// waiters answer waiting tickets' reads and updates from the change
 	// log and write their sign of life (queue.Waiters).
 	waiters *queue.Waiters
-	log   *slog.Logger
+	log     *slog.Logger
 	// pageError renders an error as a page for browser routes (renderError,
 	// set by New); errors.go answers JSON when it is nil or fails.
 	pageError func(c echo.Context, status int, message string) error
