@@ -36,7 +36,8 @@ type Line struct {
 	// snapEpoch is Redis's data epoch as the snapshot last saw it.
 	snapEpoch string
 	eta       *Estimator
-	// positions follows the change logs of the rooms this server has waiters in.
+	// positions follows the change logs of the rooms this server has waiters
+	// in; NewWaiters runs it.
 	positions *Positions
 	intents   intentsBox // intents.go
 
@@ -388,10 +389,6 @@ func (l *Line) Alive(ctx context.Context, room string, ids []string) error {
 func (l *Line) Present(ctx context.Context, room, server string, open []string) error {
 	return l.store.Present(ctx, room, server, open, l.clock.Now())
 }
-
-// Positions is this server's follower of the rooms' change logs: waiters'
-// positions without a read per waiter. Its Run must be running.
-func (l *Line) Positions() *Positions { return l.positions }
 
 // Leave gives up identity's ticket.
 func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error {

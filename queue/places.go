@@ -25,7 +25,7 @@ const maxPlacesKept = 250_000
 // that no read of it (a status read, a new page) shows a higher one: a
 // Redis restarted from an older snapshot brings back positions from before
 // admissions it forgot, and is read before any server notices. A page's
-// connection keeps its own best position too (server.localPositions); this
+// connection or poll keeps its own best position too (Waiters); this
 // covers every other read on this server. (A straggler a stale server put
 // in the pre-queue after the draw joins ahead of later arrivals; they keep
 // the place they were told until the line reaches it.)

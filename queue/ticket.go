@@ -42,6 +42,9 @@ type Ticket struct {
 	// room's q), as StatusMany reads it: the key of its local position
 	// (Positions). Its seq, or its drawn place.
 	Score float64
+	// Stale: the store could not be read, and this is the ticket as this
+	// server last knew it (Waiters.Status).
+	Stale bool
 }
 
 // VisitorIdentity is the line's name for the visitor whose cookie holds id.

@@ -47,6 +47,9 @@ type View struct {
 	// OpensAt is the room's scheduled opening, null without one. While the
 	// state is scheduled the position is 0: unknown until the opening's draw.
 	OpensAt *string `json:"opens_at"`
+	// Stale: the store was too busy to read, and this is the waiting
+	// ticket's last known place on this server; ask again later.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // ViewTime is the view's time format: RFC 3339 in UTC with milliseconds.
@@ -59,7 +62,7 @@ const ViewTime = "2006-01-02T15:04:05.000Z07:00"
 func NewView(t Ticket, s *Settings, est *Estimator, now time.Time, tok string) View {
 	v := View{
 		Room: t.Room, Ticket: t.ID, State: t.State, Position: t.Position, Waiting: t.Waiting,
-		Paused: s.Paused, QueueingMethod: s.QueueingMethod, Reason: t.Reason,
+		Paused: s.Paused, QueueingMethod: s.QueueingMethod, Reason: t.Reason, Stale: t.Stale,
 	}
 	if v.QueueingMethod == "" {
 		v.QueueingMethod = MethodFIFO

@@ -24,7 +24,7 @@ type enterer interface {
 }
 
 // handleEnter: POST /api/rooms/:room/enter {"user_token"?, "pow"?}
-func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions) echo.HandlerFunc {
+func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate, waiters *queue.Waiters) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -37,7 +37,7 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate, local
 		if err := decodeBody(c, &body, true); err != nil {
 			return err
 		}
-		v, err := enter(c, line, ids, deg, g, local, room, body.UserToken, body.Pow)
+		v, err := enter(c, line, ids, deg, g, waiters, room, body.UserToken, body.Pow)
 		if err != nil {
 			return err
 		}
@@ -52,11 +52,11 @@ func handleEnter(line enterer, ids identities, deg degradeFlag, g powGate, local
 // own, or a new one that costs a solution (powPayload) with proof of work
 // on), or while degraded no place at all but the bypassed answer that points
 // at the accept page.
-func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions, room, userToken, powPayload string) (queue.View, error) {
+func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powGate, waiters *queue.Waiters, room, userToken, powPayload string) (queue.View, error) {
 	if deg.Degraded() {
 		return bypassed(line, room, "")
 	}
-	t, s, err := takePlace(c, line, ids, g, local, room, userToken, powPayload, true)
+	t, s, err := takePlace(c, line, ids, g, waiters, room, userToken, powPayload, true)
 	if v, ok := orderedView(room, err); ok {
 		return v, nil
 	}
@@ -71,18 +71,15 @@ func enter(c echo.Context, line enterer, ids identities, deg degradeFlag, g powG
 // With challenge false, a visitor who would have to work for a new place
 // gets queue.ErrProofRequired as it is, without a fresh challenge: the
 // page's checking step asks for its own. A waiting
-// ticket is kept in local (when not nil) for its connection's first message.
-func takePlace(c echo.Context, line enterer, ids identities, g powGate, local *localPositions, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
-	var gen int64
-	if local != nil {
-		gen = local.gen.Load() // before: an admission heard meanwhile is not overtaken
-	}
+// ticket is kept by the line's waiters for its connection's first message.
+func takePlace(c echo.Context, line enterer, ids identities, g powGate, waiters *queue.Waiters, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
+	gen := waiters.Gen() // before: an admission heard meanwhile is not overtaken
 	t, s, err := enterPlace(c, line, ids, g, room, userToken, powPayload, challenge)
 	if err == nil {
 		ids.markPlace(c, room, t.Identity)
 	}
-	if err == nil && local != nil {
-		local.entered(room, t, gen, time.Now())
+	if err == nil {
+		waiters.Entered(room, t, gen)
 	}
 	return t, s, err
 }

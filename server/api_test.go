@@ -46,13 +46,14 @@ func newEnv(t *testing.T) *env {
 }
 
 // newEnvWith is a server on rdb, for tests that watch or break Redis itself.
-func newEnvWith(t *testing.T, rdb redis.UniversalClient) *env {
+func newEnvWith(t *testing.T, rdb redis.UniversalClient, conf ...func(*server.Config)) *env {
 	t.Helper()
 	return newEnvOn(t, redisstore.New(rdb, redistest.Prefix(t)),
-		func(ctx context.Context) error { return rdb.Ping(ctx).Err() })
+		func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, conf...)
 }
 
-func newEnvOn(t *testing.T, store queue.Store, ping func(context.Context) error) *env {
+// newEnvOn is a server on store; conf changes its config.
+func newEnvOn(t *testing.T, store queue.Store, ping func(context.Context) error, conf ...func(*server.Config)) *env {
 	t.Helper()
 	keys, err := token.Generate()
 	if err != nil {
@@ -62,7 +63,11 @@ func newEnvOn(t *testing.T, store queue.Store, ping func(context.Context) error)
 	clock := clockwork.NewFakeClockAt(t0)
 	line := queue.NewLine(store, keys,
 		queue.LineOptions{Clock: clock, Jitter: func(max time.Duration) time.Duration { return max / 2 }})
-	srv := server.New(line, server.Config{AdminToken: adminToken, Ping: ping})
+	cfg := server.Config{AdminToken: adminToken, Ping: ping}
+	for _, c := range conf {
+		c(&cfg)
+	}
+	srv := server.New(line, cfg)
 	ts := httptest.NewServer(checkedByOpenAPI(t, srv))
 	t.Cleanup(ts.Close)
 	return &env{t: t, srv: srv, url: ts.URL, line: line, clock: clock}

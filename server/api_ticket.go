@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -10,17 +9,18 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-// statusReader is what the status handler needs of the line.
+// statusReader is what the status handler needs of the line besides its waiters.
 type statusReader interface {
 	roomReader
 	cachedRooms
 	ticketViewer
-	Status(ctx context.Context, room, ticketID, identity string) (queue.Ticket, queue.Settings, error)
 }
 
 // handleStatus: GET /api/rooms/:room/tickets/:ticket. A status read is the
-// waiter's sign of life; someone else's ticket is a 404.
-func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.HandlerFunc {
+// waiter's sign of life; someone else's ticket is a 404. A waiting ticket
+// is answered by the line's waiters from this server's view of the line
+// (queue.Waiters.Status), stale rather than an error while the store is busy.
+func handleStatus(line statusReader, ids identities, deg degradeFlag, waiters *queue.Waiters) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		c.Response().Header().Set("Cache-Control", "no-store")
 		if deg.Degraded() {
@@ -34,7 +34,11 @@ func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.Handl
 			}
 			return c.JSON(http.StatusOK, v)
 		}
-		t, s, err := ownTicket(c, line, ids)
+		room, id, identity, err := ticketOwner(c, line, ids)
+		if err != nil {
+			return err
+		}
+		t, s, err := waiters.Status(c.Request().Context(), room, id, identity)
 		if err != nil {
 			return err
 		}
@@ -47,15 +51,6 @@ func handleStatus(line statusReader, ids identities, deg degradeFlag) echo.Handl
 		}
 		return c.JSON(http.StatusOK, v)
 	}
-}
-
-// ownTicket reads the ticket named in the path for the asking visitor.
-func ownTicket(c echo.Context, line statusReader, ids identities) (queue.Ticket, queue.Settings, error) {
-	room, id, identity, err := ticketOwner(c, line, ids)
-	if err != nil {
-		return queue.Ticket{}, queue.Settings{}, err
-	}
-	return line.Status(c.Request().Context(), room, id, identity)
 }
 
 // ticketOwner resolves the room and ticket named in the path and who is
@@ -81,14 +76,9 @@ func ticketOwner(c echo.Context, rooms roomReader, ids identities) (room, id, id
 	return room, id, identity, nil
 }
 
-// leaver is what the leave handler needs of the line.
-type leaver interface {
-	roomReader
-	Leave(ctx context.Context, room, ticketID, identity string) error
-}
-
-// handleLeave: DELETE /api/rooms/:room/tickets/:ticket
-func handleLeave(line leaver, ids identities, deg degradeFlag) echo.HandlerFunc {
+// handleLeave: DELETE /api/rooms/:room/tickets/:ticket. The line's waiters
+// drop the ticket, so a poll right after says it left.
+func handleLeave(line roomReader, ids identities, deg degradeFlag, waiters *queue.Waiters) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		if deg.Degraded() {
 			return errUnavailable // the line is in Redis; try again when it answers
@@ -97,7 +87,7 @@ func handleLeave(line leaver, ids identities, deg degradeFlag) echo.HandlerFunc 
 		if err != nil {
 			return err
 		}
-		if err := line.Leave(c.Request().Context(), room, id, identity); err != nil {
+		if err := waiters.Leave(c.Request().Context(), room, id, identity); err != nil {
 			return err
 		}
 		return c.NoContent(http.StatusNoContent)

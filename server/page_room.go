@@ -19,7 +19,7 @@ import (
 // the page refreshes itself at the tier interval, and each load is a status.
 // With proof of work on, a visitor without a place gets the checking step
 // instead: its script solves the challenge and enters through the API.
-func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, local *localPositions) echo.HandlerFunc {
+func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, waiters *queue.Waiters) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		room, err := roomParam(c)
 		if err != nil {
@@ -38,7 +38,7 @@ func handleRoomPage(line enterer, ids identities, deg degradeFlag, g powGate, lo
 		if done, err := lapsedPage(c, line, room); done {
 			return err
 		}
-		t, s, err := takePlace(c, line, ids, g, local, room, "", "", false)
+		t, s, err := takePlace(c, line, ids, g, waiters, room, "", "", false)
 		if done, err := redirectOrdered(c, room, err); done {
 			return err
 		}

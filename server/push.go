@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,22 +12,20 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-// manyReader is what the push fetcher needs of the line.
-type manyReader interface {
-	ticketViewer
+// pushFetcher answers the hub's fetches from the line's waiters
+// (queue.Waiters.Fetch: a waiting ticket's update from this server's view
+// of the line, the others read from the store in one round trip), each
+// rendered as the ticket JSON.
+// bypassReader is what the push fetcher needs of the line besides its waiters.
+type bypassReader interface {
 	cachedRooms
-	Room(ctx context.Context, room string) (queue.Settings, error)
-	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
+	ticketViewer
 }
 
-// pushFetcher answers the hub's fetches: a waiting ticket's update from
-// this server's view of the line (local, no store read per waiter) when it
-// can, else the tickets read from the store in one pipelined round trip;
-// each rendered as the ticket JSON.
 type pushFetcher struct {
-	line  manyReader
-	deg   degradeFlag
-	local *localPositions // nil: every update reads the store
+	line    bypassReader
+	deg     degradeFlag
+	waiters *queue.Waiters
 }
 
 var _ push.Fetcher = pushFetcher{}
@@ -37,54 +34,9 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 	if f.deg.Degraded() {
 		return f.bypassed(room, ids)
 	}
-	ts := make([]queue.Ticket, len(ids))
-	var read []int // indexes of ids to read from the store
-	var s queue.Settings
-	if f.local != nil {
-		f.local.pos.Watch(room)
-		now := time.Now()
-		for i, id := range ids {
-			t, ok := f.local.local(room, id, now)
-			if !ok {
-				read = append(read, i)
-				continue
-			}
-			ts[i] = t
-		}
-		if len(read) < len(ids) {
-			var err error
-			if s, err = f.line.Room(ctx, room); err != nil {
-				return nil, err
-			}
-			for i := range ts {
-				ts[i].Show(&s)
-			}
-		}
-	} else {
-		for i := range ids {
-			read = append(read, i)
-		}
-	}
-	if len(read) > 0 {
-		var gen int64
-		if f.local != nil {
-			gen = f.local.gen.Load()
-		}
-		want := make([]string, len(read))
-		for j, i := range read {
-			want[j] = ids[i]
-		}
-		got, rs, err := f.line.StatusMany(ctx, room, want)
-		if err != nil {
-			return nil, err
-		}
-		s = rs
-		for j, i := range read {
-			ts[i] = got[j]
-		}
-		if f.local != nil {
-			f.local.remember(room, got, gen, time.Now())
-		}
+	ts, s, err := f.waiters.Fetch(ctx, room, ids)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]push.Update, len(ts))
 	for i, t := range ts {
@@ -123,59 +75,45 @@ func (f pushFetcher) bypassed(room string, ids []string) ([]push.Update, error) 
 	return out, nil
 }
 
-// pushFirst is a push connection's first message, and the ticket it was
-// read from (none while degraded). While degraded it is the bypassed
-// answer, without asking Redis: the page then moves to the accept page over
-// the connection it opened.
-func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag, local *localPositions) (room, id string, t queue.Ticket, v queue.View, err error) {
+// pushFirst is a push connection's first message, the ticket it was read
+// from (none while degraded), and whether the line's waiters keep it
+// (current: the hub takes it as the ticket's update until its tier slot).
+// While degraded it is the bypassed answer, without asking Redis: the page
+// then moves to the accept page over the connection it opened.
+func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFlag, waiters *queue.Waiters) (room, id string, v queue.View, current bool, err error) {
 	if deg.Degraded() {
 		if room, err = roomParam(c); err != nil {
-			return "", "", t, v, err
+			return "", "", v, false, err
 		}
 		id = c.Param("ticket")
 		if !hexid.Valid(id) {
-			return "", "", t, v, errTicketNotFound
+			return "", "", v, false, errTicketNotFound
 		}
 		v, err = bypassed(line, room, id)
-		return room, id, t, v, err
+		return room, id, v, false, err
 	}
 	room, id, identity, err := ticketOwner(c, line, ids)
 	if err != nil {
-		return "", "", t, v, err
+		return "", "", v, false, err
 	}
-	var s queue.Settings
-	kept, ok := queue.Ticket{}, false
-	if local != nil {
-		kept, ok = local.first(room, id, identity, time.Now())
-	}
-	if ok {
-		// This server entered the ticket a moment ago: no read.
-		if s, err = line.Room(c.Request().Context(), room); err != nil {
-			return "", "", t, v, err
-		}
-		t = kept
-		t.Show(&s)
-	} else if t, s, err = line.Status(c.Request().Context(), room, id, identity); err != nil {
-		return "", "", t, v, err
+	t, s, current, err := waiters.Connect(c.Request().Context(), room, id, identity)
+	if err != nil {
+		return "", "", v, false, err
 	}
 	v, err = line.View(t, &s)
-	return t.Room, t.ID, t, v, err
+	return t.Room, t.ID, v, current, err
 }
 
 // handlePush: GET /api/rooms/:room/tickets/:ticket/ws and …/events. Same
 // visitor check as the status endpoint; the first message is sent at once.
-// A waiting ticket read for it is kept in local (when not nil), and the hub
-// told that the message is current: the ticket's next update then comes at
-// its tier slot from this server's view of the line, without reading the
-// store a second time.
-func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hub, local *localPositions, sse bool) echo.HandlerFunc {
+// When the line's waiters keep the ticket it was read from, the hub is
+// told that the message is current: the ticket's next update then comes
+// at its tier slot from this server's view of the line, without reading
+// the store a second time.
+func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hub, waiters *queue.Waiters, sse bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		mark := hub.NoticeMark()
-		var gen int64
-		if local != nil {
-			gen = local.gen.Load()
-		}
-		room, id, t, v, err := pushFirst(c, line, ids, deg, local)
+		room, id, v, current, err := pushFirst(c, line, ids, deg, waiters)
 		if err != nil {
 			return err
 		}
@@ -184,7 +122,7 @@ func handlePush(line statusReader, ids identities, deg degradeFlag, hub *push.Hu
 			return err
 		}
 		first := push.First{Payload: u.Payload}
-		if local != nil && t.ID == id && local.remembered(room, t, gen, time.Now()) {
+		if current {
 			first.State, first.Interval, first.Mark = u.State, u.Interval, mark
 		}
 		serve := hub.ServeWS

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/server"
 )
 
 // storeWatch counts what the server asks Redis: per-waiter status reads
@@ -131,7 +132,8 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	w := &storeWatch{aliveAt: map[string]float64{}, marked: map[string]float64{}}
 	rdb := redistest.Shared(t).Client(t)
 	rdb.AddHook(seeHook(w.see))
-	e := newEnvWith(t, rdb)
+	// The sign of life every 20 ms rather than 5 s: the test waits on it.
+	e := newEnvWith(t, rdb, func(c *server.Config) { c.PresentEvery = 20 * time.Millisecond })
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	go func() { _ = e.srv.Run(ctx) }()

@@ -87,13 +87,13 @@ func (s *Server) routes(d routeDeps) []Route {
 		{get, NoCheckoutPath, NoCheckoutPage, nil, "where a room's default target_url leads until its operator sets one"},
 
 		// Visitors: the line.
-		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work, s.local), ride, "take a place in the line"},
+		{post, "/api/rooms/:room/enter", handleEnter(line, ids, deg, work, s.waiters), ride, "take a place in the line"},
 		{get, "/api/rooms/:room/challenge", handleChallenge(line, ids, work), ride, "a proof-of-work challenge"},
-		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg), ride, "a ticket's state"},
-		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg), ride, "leave the line"},
-		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.local, false), ride, "a ticket's updates over WebSocket"},
-		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.local, true), ride, "a ticket's updates over SSE"},
-		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work, s.local), ride, "the waiting page"},
+		{get, "/api/rooms/:room/tickets/:ticket", handleStatus(line, ids, deg, s.waiters), ride, "a ticket's state"},
+		{del, "/api/rooms/:room/tickets/:ticket", handleLeave(line, ids, deg, s.waiters), ride, "leave the line"},
+		{get, "/api/rooms/:room/tickets/:ticket/ws", handlePush(line, ids, deg, hub, s.waiters, false), ride, "a ticket's updates over WebSocket"},
+		{get, "/api/rooms/:room/tickets/:ticket/events", handlePush(line, ids, deg, hub, s.waiters, true), ride, "a ticket's updates over SSE"},
+		{get, "/rooms/:room", handleRoomPage(line, ids, deg, work, s.waiters), ride, "the waiting page"},
 
 		// Visitors in degraded mode (with an outbox).
 		{post, "/api/rooms/:room/intents", createIntent, nil, "leave an intent while Redis is down"},
@@ -105,12 +105,12 @@ func (s *Server) routes(d routeDeps) []Route {
 		// The embed: the ticket API again with the embed's identities (user
 		// token, embed key, partitioned cookie), its page and its SDK.
 		{get, "/embed/rooms/:room", handleEmbedPage(line, deg), ride, "the waiting page inside a shop's iframe"},
-		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work, s.local), ride, "enter, from the embed"},
+		{post, "/api/rooms/:room/embed/enter", handleEnter(line, eids, deg, work, s.waiters), ride, "enter, from the embed"},
 		{get, "/api/rooms/:room/embed/challenge", handleChallenge(line, eids, work), ride, "a challenge, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg), ride, "a ticket's state, from the embed"},
-		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg), ride, "leave, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, s.local, false), ride, "updates over WebSocket, from the embed"},
-		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, s.local, true), ride, "updates over SSE, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket", handleStatus(line, eids, deg, s.waiters), ride, "a ticket's state, from the embed"},
+		{del, "/api/rooms/:room/embed/tickets/:ticket", handleLeave(line, eids, deg, s.waiters), ride, "leave, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/ws", handlePush(line, eids, deg, hub, s.waiters, false), ride, "updates over WebSocket, from the embed"},
+		{get, "/api/rooms/:room/embed/tickets/:ticket/events", handlePush(line, eids, deg, hub, s.waiters, true), ride, "updates over SSE, from the embed"},
 		{get, embedSDKPath, handleEmbedSDK(), nil, "the embed SDK at its stable URL"},
 
 		// Checkout.

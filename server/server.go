@@ -55,6 +55,9 @@ type Config struct {
 	// for a place's price and the challenge limit (0 or 32: one address;
 	// 24: a /24). IPv6 is always counted by its /64.
 	NetworkIPv4Bits int
+	// PresentEvery is how often the waiters' sign of life is written
+	// (queue.WaitersOptions); 0 is queue.DefaultPresentEvery. Tests shorten it.
+	PresentEvery time.Duration
 	// AccessLog, when set, gets one line per request (server/access_log.go).
 	AccessLog *slog.Logger
 	// History is the sale's minutes (*history.Store) for the report
@@ -70,9 +73,10 @@ type Server struct {
 	e    *echo.Echo
 	line *queue.Line
 	hub  *push.Hub
-	// local answers waiting tickets' updates from the change log (push_positions.go).
-	local *localPositions
-	log   *slog.Logger
+	// waiters answer waiting tickets' reads and updates from the change
+	// log and write their sign of life (queue.Waiters).
+	waiters *queue.Waiters
+	log     *slog.Logger
 	// pageError renders an error as a page for browser routes (renderError,
 	// set by New); errors.go answers JSON when it is nil or fails.
 	pageError func(c echo.Context, status int, message string) error
@@ -99,10 +103,9 @@ func New(line *queue.Line, cfg Config) *Server {
 	if cfg.Avail != nil {
 		deg = cfg.Avail
 	}
-	local := newLocalPositions(line.Positions(), line, cfg.Logger)
-	s := &Server{e: e, line: line, log: cfg.Logger, local: local,
-		hub: push.NewHub(pushFetcher{line: line, deg: deg, local: local}, push.Options{Logger: cfg.Logger})}
-	local.open, local.clock = s.hub.Open, line.Now
+	waiters := queue.NewWaiters(line, queue.WaitersOptions{Logger: cfg.Logger, PresentEvery: cfg.PresentEvery})
+	s := &Server{e: e, line: line, log: cfg.Logger, waiters: waiters,
+		hub: push.NewHub(pushFetcher{line: line, deg: deg, waiters: waiters}, push.Options{Logger: cfg.Logger})}
 	if cfg.Avail != nil {
 		// Open pages and sockets switch to (or back from) the accept page by themselves.
 		cfg.Avail.OnChange(func(bool) { s.hub.NotifyAll() })
@@ -153,20 +156,9 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) Run(ctx context.Context) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.hub.Run(ctx) })
-	g.Go(func() error { return s.line.Positions().Run(ctx) })
-	g.Go(func() error { return s.local.run(ctx) })
+	// An admission goes store → waiters (the view) → hub → socket.
 	g.Go(func() error {
-		// An admission or a room change may change a ticket's state: its
-		// next update reads the store, not the local view.
-		// An admission's event tells the tickets' times: a ticket this
-		// server knows is shown admitted without a read.
-		return s.line.Listen(ctx, func(room string, adm []queue.Admitted) {
-			s.local.admitted(room, adm)
-			s.hub.Notify(room, queue.AdmittedIDs(adm))
-		}, func(room string) {
-			s.local.forgetRoom(room)
-			s.hub.NotifyRoom(room)
-		})
+		return s.waiters.Run(ctx, queue.WaitersHooks{Open: s.hub.Open, Admitted: s.hub.Notify, RoomChanged: s.hub.NotifyRoom})
 	})
 	return g.Wait()
 }

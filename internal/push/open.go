@@ -1,7 +1,7 @@
 package push
 
 // Open lists, by room, the tickets with at least one connection open on
-// this hub: the server's sign of life for them (server/push_positions.go).
+// this hub: the server's sign of life for them (queue.Waiters).
 func (h *Hub) Open() map[string][]string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
