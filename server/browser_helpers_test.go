@@ -130,7 +130,10 @@ func startBrowserSiteOn(t *testing.T, block browserBlock, rdb, probed redis.Univ
 		ts.Close()
 		t.Fatalf("shop: %v", err)
 	}
-	srv.MountShop(sh.Handler())
+	shopHandler := sh.Handler()
+	for _, p := range shop.Paths {
+		srv.MountHandler(shopHandler, p.Method, p.Path, p.Purpose)
+	}
 
 	site := &browserSite{t: t, url: base, line: line, avail: avail, ob: ob}
 	ts.Config.Handler = site.proxy(srv, block)

@@ -12,8 +12,9 @@ import (
 )
 
 // Route is one row of the route table: every path waitroom serves is a row
-// of routes, DashboardRoutes or shopRoutes below, and nowhere else. The
-// gate's split (Paths) and the list in docs/api.md are derived from it.
+// of routes or DashboardRoutes below, or mounted with MountHandler, and
+// nowhere else. The gate's split (Paths) and the list in docs/api.md are
+// derived from it.
 type Route struct {
 	// Method is an HTTP method, anyMethod, or echo.RouteNotFound (a 404
 	// answer that still runs Guards).
@@ -182,20 +183,15 @@ func DashboardRoutes(h dashboard.Handlers) []Route {
 	}
 }
 
-// shopRoutes are the demo shop's (examples/shop, mounted by cmd/waitroom's
-// --demo, which runs in embedded mode only).
-func shopRoutes(h echo.HandlerFunc) []Route {
-	return []Route{
-		{http.MethodGet, "/shop", h, nil, "demo shop: the checkout"},
-		{http.MethodPost, "/shop/complete", h, nil, "demo shop: buy"},
-	}
-}
-
 // MountDashboard serves the dashboard's rows.
 func (s *Server) MountDashboard(h dashboard.Handlers) { s.mount(DashboardRoutes(h)) }
 
-// MountShop serves the demo shop's rows.
-func (s *Server) MountShop(h http.Handler) { s.mount(shopRoutes(echo.WrapHandler(h))) }
+// MountHandler serves h at method and path as a row of the table, for a
+// program that serves something of its own beside waitroom (cmd/waitroom's
+// demo shop, examples/shop.Paths).
+func (s *Server) MountHandler(h http.Handler, method, path, purpose string) {
+	s.mount([]Route{{Method: method, Path: path, Handler: echo.WrapHandler(h), Purpose: purpose}})
+}
 
 // Mount serves rows on e, skipping those that are off (Handler nil). Tests
 // that lay out a router of their own use it.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/examples/shop"
 	"github.com/waitroom/waitroom/internal/gate"
 	"github.com/waitroom/waitroom/internal/operator/dashboard"
 	"github.com/waitroom/waitroom/internal/operator/history"
@@ -53,7 +54,9 @@ func fullServer(t testing.TB) *Server {
 	s := New(line, Config{AdminToken: "test-admin-token-0123456789",
 		Avail: queue.NewAvailability(nil, nil), Intents: noIntents{}, Metrics: http.NotFoundHandler(), History: hist, Figures: hist})
 	s.MountDashboard(dashboard.New(dashboard.Deps{Line: line, AdminToken: "test-admin-token-0123456789"}).Handlers())
-	s.MountShop(http.NotFoundHandler())
+	for _, p := range shop.Paths {
+		s.MountHandler(http.NotFoundHandler(), p.Method, p.Path, p.Purpose)
+	}
 	return s
 }
 

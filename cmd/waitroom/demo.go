@@ -44,7 +44,10 @@ func startDemo(ctx context.Context, srv *server.Server, rooms *queue.Line, cfg c
 	if err != nil {
 		return nil, fmt.Errorf("demo: shop: %w", err)
 	}
-	srv.MountShop(sh.Handler()) // its rows: server/routes.go's shopRoutes
+	shopHandler := sh.Handler()
+	for _, p := range shop.Paths {
+		srv.MountHandler(shopHandler, p.Method, p.Path, p.Purpose)
+	}
 	d := &demo{shop: sh}
 	if cfg.EmbedDemoAddr != "" {
 		d.embed, err = shop.StartEmbedDemo(ctx, rooms, shop.EmbedDemoConfig{

@@ -15,9 +15,19 @@ const tokenCookie = "shop_token"
 // Handler serves GET /shop and POST /shop/complete.
 func (s *Shop) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /shop", s.checkout)
-	mux.HandleFunc("POST /shop/complete", s.complete)
+	mux.HandleFunc(Paths[0].Method+" "+Paths[0].Path, s.checkout)
+	mux.HandleFunc(Paths[1].Method+" "+Paths[1].Path, s.complete)
 	return mux
+}
+
+// Path is one path Handler serves, for the host that mounts it to list
+// (cmd/waitroom's route table, and so docs/api.md).
+type Path struct{ Method, Path, Purpose string }
+
+// Paths are Handler's: the checkout page and its buy button.
+var Paths = []Path{
+	{http.MethodGet, "/shop", "demo shop: the checkout"},
+	{http.MethodPost, "/shop/complete", "demo shop: buy"},
 }
 
 func (s *Shop) waitURL() string { return "/rooms/" + s.cfg.Room }
