@@ -15,6 +15,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // settingsFresh is how long a cached room's settings are trusted when this
@@ -429,7 +430,7 @@ func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, 
 // Token signs the entry token of an admitted ticket. Ed25519 signatures are
 // deterministic, so re-signing on every read yields the same token.
 func (l *Line) Token(t Ticket) (string, error) {
-	if t.State != StateAdmitted {
+	if t.State != vocab.StateAdmitted {
 		return "", nil
 	}
 	intent, _ := l.HeldIntent(t.Room, t.Identity) // the holder also left an intent: checkout refuses a second order
@@ -513,7 +514,7 @@ func (l *Line) Complete(ctx context.Context, tok, room string) (Verdict, error) 
 	}
 	if err := l.store.Complete(ctx, v.Claims.Room, v.Claims.TicketID, l.clock.Now()); err != nil {
 		if errors.Is(err, ErrTicketNotFound) {
-			return Verdict{Claims: v.Claims, Reason: "completed"}, nil
+			return Verdict{Claims: v.Claims, Reason: vocab.ReasonCompleted}, nil
 		}
 		return Verdict{}, err
 	}

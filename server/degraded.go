@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -30,7 +31,7 @@ func bypassed(rooms cachedRooms, room, ticket string) (queue.View, error) {
 	if !ok {
 		return queue.View{}, errRoomNotFound
 	}
-	v := queue.NewView(queue.Ticket{Room: room, ID: ticket, State: queue.StateBypassed}, &s, nil, time.Time{}, "")
+	v := queue.NewView(queue.Ticket{Room: room, ID: ticket, State: vocab.StateBypassed}, &s, nil, time.Time{}, "")
 	u := acceptURL(room)
 	v.AcceptURL = &u
 	return v, nil

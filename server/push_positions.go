@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -100,7 +101,7 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 	lp.mu.Lock()
 	defer lp.mu.Unlock()
 	k := lp.known[room][id]
-	if k != nil && !k.invalid && k.t.State == queue.StateAdmitted && lp.clock().Before(k.t.ExpiresAt) {
+	if k != nil && !k.invalid && k.t.State == vocab.StateAdmitted && lp.clock().Before(k.t.ExpiresAt) {
 		// Admitted as an admission's event told: its first update after
 		// it, once (a later one reads: completed, left).
 		k.invalid = true
@@ -108,7 +109,7 @@ func (lp *localPositions) local(room, id string, now time.Time) (queue.Ticket, b
 		_, t.Waiting, t.Rate, _ = lp.pos.Position(room, t.Score)
 		return t, true
 	}
-	if k == nil || k.invalid || k.t.State != queue.StateWaiting {
+	if k == nil || k.invalid || k.t.State != vocab.StateWaiting {
 		return queue.Ticket{}, false
 	}
 	k.used = now
@@ -151,7 +152,7 @@ func (lp *localPositions) remember(room string, ts []queue.Ticket, gen int64, no
 // (first). Its score is its seq: a drawn place's seq is no score in the
 // line, so the view does not find it and the store is read.
 func (lp *localPositions) entered(room string, t queue.Ticket, gen int64, now time.Time) {
-	if t.State != queue.StateWaiting || t.Seq <= 0 || t.Position <= 0 {
+	if t.State != vocab.StateWaiting || t.Seq <= 0 || t.Position <= 0 {
 		return
 	}
 	t.Score = float64(t.Seq)
@@ -187,7 +188,7 @@ func (lp *localPositions) first(room, id, identity string, now time.Time) (queue
 // from (before which gen was taken), and reports whether it did: not when
 // the ticket or its room changed since gen, nor when it does not wait.
 func (lp *localPositions) remembered(room string, t queue.Ticket, gen int64, now time.Time) bool {
-	if t.State != queue.StateWaiting || math.IsNaN(t.Score) {
+	if t.State != vocab.StateWaiting || math.IsNaN(t.Score) {
 		return false
 	}
 	lp.pos.Watch(room) // followed before its first update is due
@@ -239,8 +240,8 @@ func (lp *localPositions) admitted(room string, adm []queue.Admitted) {
 	m := lp.roomLocked(room)
 	for _, a := range adm {
 		k := m[a.ID]
-		if k != nil && !k.invalid && k.t.State == queue.StateWaiting && !a.At.IsZero() {
-			k.t.State, k.t.Position = queue.StateAdmitted, 0
+		if k != nil && !k.invalid && k.t.State == vocab.StateWaiting && !a.At.IsZero() {
+			k.t.State, k.t.Position = vocab.StateAdmitted, 0
 			k.t.AdmittedAt, k.t.OrderableAt, k.t.ExpiresAt = a.At, a.Orderable, a.Expires
 			k.stale, k.entered = g, nil
 			continue

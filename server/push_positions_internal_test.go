@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -28,7 +29,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 	view := &staleView{pos: 4}
 	lp := newLocalPositions(view, nil, slog.Default())
 	now := time.Now()
-	lp.remember("r", []queue.Ticket{{ID: "t1", State: queue.StateWaiting, Position: 3, Score: 7}}, 0, now)
+	lp.remember("r", []queue.Ticket{{ID: "t1", State: vocab.StateWaiting, Position: 3, Score: 7}}, 0, now)
 	got, ok := lp.local("r", "t1", now)
 	if !ok || got.Position != 3 {
 		t.Fatalf("after a store read of 3, a view of 4 gave %d (ok %v), want 3", got.Position, ok)
@@ -42,7 +43,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 		t.Fatalf("the view went back to 3, got %d, want 2", got.Position)
 	}
 	// A later store read that lags what was shown does not move it back either.
-	lp.remember("r", []queue.Ticket{{ID: "t1", State: queue.StateWaiting, Position: 3, Score: 7}}, 0, now)
+	lp.remember("r", []queue.Ticket{{ID: "t1", State: vocab.StateWaiting, Position: 3, Score: 7}}, 0, now)
 	view.pos = 3
 	if got, _ = lp.local("r", "t1", now); got.Position != 2 {
 		t.Fatalf("after a store read of 3, got %d, want 2", got.Position)
@@ -56,7 +57,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	lp := newLocalPositions(&staleView{pos: 4}, nil, slog.Default())
 	now := time.Now()
-	waiting := queue.Ticket{ID: "t1", State: queue.StateWaiting, Position: 4, Score: 7}
+	waiting := queue.Ticket{ID: "t1", State: vocab.StateWaiting, Position: 4, Score: 7}
 
 	gen := lp.gen.Load() // before the read
 	lp.forget("r", []string{"t1"})
@@ -67,7 +68,7 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 		t.Fatal("an admitted ticket was answered from the view")
 	}
 
-	other := queue.Ticket{ID: "t2", State: queue.StateWaiting, Position: 5, Score: 8}
+	other := queue.Ticket{ID: "t2", State: vocab.StateWaiting, Position: 5, Score: 8}
 	gen = lp.gen.Load()
 	lp.forgetRoom("r")
 	if lp.remembered("r", other, gen, now) {
@@ -81,7 +82,7 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	if got, ok := lp.local("r", "t2", now); !ok || got.Position != 4 {
 		t.Fatalf("kept ticket from the view: %d (ok %v), want 4", got.Position, ok)
 	}
-	if lp.remembered("r", queue.Ticket{ID: "t3", State: queue.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
+	if lp.remembered("r", queue.Ticket{ID: "t3", State: vocab.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
 		t.Fatal("an admitted ticket was kept for the view")
 	}
 }

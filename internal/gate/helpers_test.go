@@ -21,6 +21,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -213,7 +214,7 @@ func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if tk.State != queue.StateAdmitted {
+	if tk.State != vocab.StateAdmitted {
 		f.t.Fatalf("visitor %s: state %s, want admitted", visitor, tk.State)
 	}
 	tok, err := f.line.Token(tk)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -81,7 +82,7 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	f := newFixture(t, nil)
 	tk, _, err := f.line.Enter(context.Background(), room, "u:alice")
-	if err != nil || tk.State != queue.StateAdmitted {
+	if err != nil || tk.State != vocab.StateAdmitted {
 		t.Fatalf("enter: %v %s", err, tk.State)
 	}
 	tok, err := f.line.Token(tk)

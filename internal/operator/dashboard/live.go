@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/push"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -47,7 +48,7 @@ func (f liveFetcher) Fetch(ctx context.Context, key string, ids []string) ([]pus
 	out := make([]push.Update, len(ids))
 	for i, id := range ids {
 		// Never a final state: a dashboard stays open until it leaves.
-		out[i] = push.Update{Ticket: id, State: push.StateWaiting, Interval: f.d.d.PushEvery, Payload: data}
+		out[i] = push.Update{Ticket: id, State: vocab.StateWaiting, Interval: f.d.d.PushEvery, Payload: data}
 	}
 	return out, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -168,9 +169,9 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 		case -3:
 			return queue.Ticket{}, queue.ErrProofSpent
 		case -4:
-			return queue.Ticket{Room: room, State: queue.StateFull}, nil
+			return queue.Ticket{Room: room, State: vocab.StateFull}, nil
 		}
-		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
+		return queue.Ticket{Room: room, State: vocab.StateClosed}, nil
 	}
 	return decodeTicket(room, id, res[1], res[2], res[3], res[4], now)
 }
@@ -227,7 +228,7 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 	for i, c := range cmds {
 		res, err := c.(*redis.Cmd).Slice()
 		if errors.Is(err, redis.Nil) {
-			out[i] = queue.Ticket{Room: room, ID: ids[i], State: queue.StateExpired, Reason: "unknown"}
+			out[i] = queue.Ticket{Room: room, ID: ids[i], State: vocab.StateExpired, Reason: "unknown"}
 			continue
 		}
 		if err != nil {

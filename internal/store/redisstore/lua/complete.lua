@@ -7,7 +7,7 @@
 local m, rec, _, k = find(KEYS[5], KEYS[1], ARGV[1])
 if redis.call('ZREM', KEYS[2], m or ARGV[1]) == 0 then return 0 end
 if rec then
-  rec.st, rec.r = 'expired', 'completed'
+  rec.st, rec.r = ST_EXPIRED, REASON_COMPLETED
   redis.call('HSET', k, m, encode(rec))
   redis.call('ZADD', KEYS[4], tonumber(ARGV[2]), m)
 end

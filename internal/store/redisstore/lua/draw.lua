@@ -67,7 +67,7 @@ local function late()
     if m then
       redis.call('ZADD', KEYS[2], seq, m)
       add_score(seq) -- positions
-      rec.st, rec.p = 'waiting', redis.call('ZRANK', KEYS[2], m) + 1
+      rec.st, rec.p = ST_WAITING, redis.call('ZRANK', KEYS[2], m) + 1
       place(m, rec, k)
     end
   end
@@ -108,7 +108,7 @@ for c = first, #ARGV, chunk do
     local k = i - first + 1
     local m, rec, _, rk = find(base, KEYS[4], ARGV[i])
     if m then
-      rec.st, rec.p = 'waiting', k
+      rec.st, rec.p = ST_WAITING, k
       place(m, rec, rk)
       qz[#qz + 1], qz[#qz + 2] = base_score - n - 1 + k, m
       add_score(base_score - n - 1 + k) -- positions

@@ -81,9 +81,9 @@ for i = 1, tonumber(ARGV[1]) do
     if existing then
       local rec, _, raw = load(base, base .. 'tickets', existing)
       if rec and owns(rec, identity, packed) and
-        (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
+        (rec.st == ST_WAITING or rec.st == ST_SCHEDULED or (rec.st == ST_ADMITTED and tonumber(rec.x) > now)) then
         local rank = -1
-        if rec.st == 'waiting' then
+        if rec.st == ST_WAITING then
           if rec.v == 2 then
             redis.call('HSET', skey(base, existing), existing, nowms)
           else
@@ -96,7 +96,7 @@ for i = 1, tonumber(ARGV[1]) do
       end
     end
 
-    if mode == 'closed' then
+    if mode == ADMIT_CLOSED then
       out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -1, 0, '0'
       break
     end
@@ -104,7 +104,7 @@ for i = 1, tonumber(ARGV[1]) do
     -- Line full: checked here, atomically with the place it would take, so
     -- servers entering at once never overshoot; asked before any proof is spent.
     local maxw = tonumber(ARGV[a + 7]) or 0
-    if maxw > 0 and mode ~= 'open' and waiting >= maxw then
+    if maxw > 0 and mode ~= ADMIT_OPEN and waiting >= maxw then
       out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -4, 0, '0'
       break
     end
@@ -137,19 +137,19 @@ for i = 1, tonumber(ARGV[1]) do
     -- The newcomer's ticket: its state letter, entry position and the
     -- admission's times (new: base-36 deltas; before: ms).
     local c, pos, times, rank = 'W', '', '||', -1
-    if mode == 'scheduled' then
+    if mode == ADMIT_SCHEDULED then
       -- Scheduled opening: before it, a new place is in the pre-queue, unranked
       -- until the opening's draw (draw.lua) gives it a random place. The
       -- pre-queue keeps ticket ids: the draw's order is of ids.
       c = 'S'
       redis.call('ZADD', base .. 'pre', s, id)
     else
-      local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
+      local admit = (mode == ADMIT_OPEN) or (mode == ADMIT_OPEN_IF_EMPTY and waiting == 0)
       local capacity, size, interval, orderable, ttl, window
-      if admit or (mode == 'line' and waiting == 0) then
+      if admit or (mode == ADMIT_LINE and waiting == 0) then
         capacity, size, interval, orderable, ttl, window = string.match(ARGV[a + 5], '^(%d+):(%d+):(%d+):(%d+):(%d+):(%d+)$')
       end
-      if mode == 'line' and waiting == 0 then
+      if mode == ADMIT_LINE and waiting == 0 then
         -- Fast track: only into an empty line, within capacity and this tick's budget.
         -- As in tick.lua: ticks compared by start time, so a change of pace holds.
         local start = now - now % tonumber(interval)

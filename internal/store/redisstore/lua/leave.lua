@@ -15,8 +15,8 @@ if isseq(m) then redis.call('HDEL', skey(KEYS[9], m), m) end -- a sign of life (
 if rec.v ~= 2 then redis.call('ZREM', KEYS[3], m) end
 redis.call('ZREM', KEYS[4], m)
 redis.call('ZREM', KEYS[6], ARGV[1])
-if rec.st == 'waiting' or rec.st == 'scheduled' or rec.st == 'admitted' then
-  rec.st, rec.r = 'expired', 'left'
+if rec.st == ST_WAITING or rec.st == ST_SCHEDULED or rec.st == ST_ADMITTED then
+  rec.st, rec.r = ST_EXPIRED, REASON_LEFT
   redis.call('HSET', k, m, encode(rec))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), m)
 end

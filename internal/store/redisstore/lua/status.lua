@@ -15,7 +15,7 @@ local m, rec, raw = find(KEYS[5], KEYS[1], id)
 if not m then return false end
 if identity ~= '' and not owns(rec, identity, ARGV[4]) then return false end
 local rank, score = -1, false
-if rec.st == 'waiting' then
+if rec.st == ST_WAITING then
   if rec.v == 2 then
     redis.call('HSET', skey(KEYS[5], m), m, ARGV[3])
   else

@@ -267,7 +267,7 @@ local function finish(members, reason, recs, keys)
   for i, m in ipairs(members) do
     local rec = recs[i]
     if rec then
-      rec.st, rec.r = 'expired', type(reason) == 'table' and reason[i] or reason
+      rec.st, rec.r = ST_EXPIRED, type(reason) == 'table' and reason[i] or reason
       idx[#idx + 1] = i
       z[#z + 1] = now
       z[#z + 1] = m
@@ -329,16 +329,16 @@ if #due > 0 then
   local recs, keys = records(members)
   local whys, erecs, ekeys, held = {}, {}, {}, {}
   for i, m in ipairs(members) do
-    local rec, why = recs[i], 'reclaimed'
+    local rec, why = recs[i], REASON_RECLAIMED
     local x = rec and rec.x and rec.x ~= '' and tonumber(rec.x)
     if x and deadline[i] < x then
-      why = rec.ar and 'idle' or 'no_show'
+      why = rec.ar and REASON_IDLE or REASON_NO_SHOW
     end
-    if why ~= 'reclaimed' and hold then
+    if why ~= REASON_RECLAIMED and hold then
       -- Arrivals could not be seen (degraded): a new deadline, not a lapse.
       held[#held + 1], held[#held + 2] = math.min(x, now + window), m
     else
-      if why == 'idle' then idles = idles + 1 elseif why == 'no_show' then no_shows = no_shows + 1 end
+      if why == REASON_IDLE then idles = idles + 1 elseif why == REASON_NO_SHOW then no_shows = no_shows + 1 end
       expired[#expired + 1] = m
       whys[#expired], erecs[#expired], ekeys[#expired] = why, rec, keys[i]
     end
@@ -397,7 +397,7 @@ if #gone > 0 then
   end
   unseen(gone)
   redis.call('ZREM', KEYS[1], unpack(gone))
-  finish(gone, 'abandoned')
+  finish(gone, REASON_ABANDONED)
 end
 local abandoned = #gone
 
@@ -457,7 +457,7 @@ if not paused then
         skipped = skipped + 1
       elseif rec then
         local o = now + tonumber(ARGV[13 + #admitted])
-        rec.st, rec.a, rec.o, rec.x = 'admitted', now, o, o + ttl
+        rec.st, rec.a, rec.o, rec.x = ST_ADMITTED, now, o, o + ttl
         marked[#marked + 1] = i
         local d = o + ttl
         if window > 0 and o + window < d then d = o + window end -- |window| when held
@@ -474,7 +474,7 @@ if not paused then
       redis.call('ZADD', KEYS[3], unpack(z, i, math.min(i + 1999, #z)))
     end
   end
-  finish(ghosts, 'abandoned')
+  finish(ghosts, REASON_ABANDONED)
   abandoned = abandoned + #ghosts
   if #admitted > 0 then
     redis.call('HSET', KEYS[5], 's', bs, 'u', used + #admitted)
