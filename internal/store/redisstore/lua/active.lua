@@ -2,7 +2,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] active (members)  KEYS[2] tickets (before)
 -- KEYS[3] base (the room's key base: <base>t:*, same slot)
--- ARGV[1] ticket id  ARGV[2] now (ms)
+-- ARGV[1] id: the ticket id  ARGV[2] now (ms)
 -- Returns {1, ""} or {0, reason}.
 local m, rec = find(KEYS[3], KEYS[2], ARGV[1])
 local exp = tonumber(redis.call('ZSCORE', KEYS[1], m or ARGV[1]))

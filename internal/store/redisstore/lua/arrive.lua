@@ -11,7 +11,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] active (members)  KEYS[2] tickets (before)
 -- KEYS[3] base (the room's key base: <base>t:*, same slot)
--- ARGV[1] ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
+-- ARGV[1] id: the ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
 -- ARGV[4] step (queue.IdleStep)
 -- Returns {1, ""} or {0, reason}.
 local m, rec, _, k = find(KEYS[3], KEYS[2], ARGV[1])

@@ -12,7 +12,7 @@
 --                  deadline or, once seen live, the last check (ms)
 -- KEYS[4] stats    HASH vb: the number of visitors buckets
 -- KEYS[5] base     the room's key base: <base>t:*, <base>v:* (same slot)
--- ARGV[1] now (ms)  ARGV[2] claim window (ms)  ARGV[3] sweep: members rechecked
+-- ARGV[1] now (ms)  ARGV[2] window: the claim window (ms)  ARGV[3] sweep: members rechecked
 -- Returns the number of places held.
 local now, window, sweep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 

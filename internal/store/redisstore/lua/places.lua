@@ -10,9 +10,9 @@
 -- KEYS[4] stats    HASH vb: the number of visitors buckets
 -- KEYS[5] base     the room's key base: <base>t:*, <base>v:* (same slot)
 -- ARGV[1] identity  ARGV[2] now (ms)  ARGV[3] limit (0: claim nothing)
--- ARGV[4] claim window (ms)  ARGV[5] life of the set after its last claim (ms)
+-- ARGV[4] window: the claim window (ms)  ARGV[5] life: of the set after its last claim (ms)
 -- Returns 0 when identity holds a live place already (nothing is counted),
--- 1 when it may take one (claimed), -1 when the bucket holds limit places.
+-- 1 when it may take one (claimed), CODE_PLACES_FULL when the bucket holds limit places.
 local identity, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 
@@ -62,7 +62,7 @@ if redis.call('ZCARD', KEYS[3]) >= limit then
       redis.call('ZREM', KEYS[3], who)
     end
   end
-  if held >= limit then return -1 end
+  if held >= limit then return CODE_PLACES_FULL end
 end
 redis.call('ZADD', KEYS[3], now + window, identity)
 redis.call('PEXPIRE', KEYS[3], ARGV[5])

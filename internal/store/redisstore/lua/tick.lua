@@ -5,7 +5,7 @@
 -- ghosts piled up; the rest go in the next ticks.
 -- Abandonment: the head is checked exactly as it is admitted; the rest of
 -- the line is swept from a cursor (stats sw, a rank in q), round-robin, at
--- most 128 waiters kept (queue.SweepKeep) and ARGV[8] dropped a tick: a
+-- most 128 waiters kept (queue.SweepKeep) and max_scan dropped a tick: a
 -- line that short is swept whole each tick, a longer one drops a silent
 -- waiter within one sweep of the line (length / 128 ticks) after
 -- abandon_after_s, never before. The sweep starts over
@@ -20,7 +20,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
--- KEYS[3] active   ZSET admitted members scored by deadline (ms): expiry, or sooner (ARGV[12])
+-- KEYS[3] active   ZSET admitted members scored by deadline (ms): expiry, or sooner (window)
 -- KEYS[4] tickets  HASH ticket member -> record (before)
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --   h = slots held after a data loss until hu (ms) (restore.lua)
@@ -32,19 +32,19 @@
 -- KEYS[11] base    the room's key base: <base>t:*, s:*, v:* (same slot)
 -- KEYS[12] present HASH server -> "<taken (ms)>:<lo>:<bytes>": the servers' snapshots of
 --   their open connections, bitmaps of seqs in <present>:<server> (present.lua)
--- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
--- ARGV[5] abandon before (ms: waiters last seen before this are gone)
--- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
--- ARGV[9] configured rate (per s)  ARGV[10] event channel
--- ARGV[11] purge before (ms: tickets that ended before this are deleted)
--- ARGV[12] arrival window (ms; 0: off): an admitted slot's score in active is
+-- ARGV[1] now (ms)  ARGV[2] interval: the batch interval (ms)  ARGV[3] batch_size  ARGV[4] capacity
+-- ARGV[5] abandon_before (ms: waiters last seen before this are gone)
+-- ARGV[6] paused (1/0)  ARGV[7] ttl: the session ttl (ms)  ARGV[8] max_scan: most removals of each kind per tick
+-- ARGV[9] rate: the configured rate (per s)  ARGV[10] channel: the event channel
+-- ARGV[11] purge_before (ms: tickets that ended before this are deleted)
+-- ARGV[12] window: the arrival window (ms; 0: off): an admitted slot's score in active is
 --   its deadline, orderable + this window until its visitor arrives
 --   (arrive.lua), never past its expiry; one reclaimed before its expiry
 --   lapsed: no_show (never arrived) or idle (arrived, then went quiet).
 --   Negative: arrivals could not be seen (degraded mode, and a while
 --   after): a slot due before its expiry gets now + |window| instead
--- ARGV[13..] one jitter (ms) per admission slot, at least batch size of them
--- ARGV[13 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
+-- ARGV[13..] jitters: one (ms) per admission slot, at least batch size of them
+-- ARGV[13+size..] draws: a random line's,, one per slot, in [0, 2^48): absent for FIFO
 -- Returns {reclaimed, abandoned, purged, no-shows, idle, then for each
 -- admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
