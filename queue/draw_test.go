@@ -176,7 +176,7 @@ func TestClearingOrAdvancingTheOpeningDrawsThePreQueue(t *testing.T) {
 			if err := line.PutRoom(ctx, "r", s); err != nil {
 				t.Fatal(err)
 			}
-			stored, err := line.GetRoom(ctx, "r")
+			stored, err := line.StoredSettings(ctx, "r")
 			if err != nil {
 				t.Fatal(err)
 			}

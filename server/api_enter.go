@@ -89,7 +89,7 @@ func takePlace(c echo.Context, line enterer, ids identities, g powGate, local *l
 
 func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
 	ctx := c.Request().Context()
-	s, err := line.Room(ctx, room)
+	s, err := line.Settings(ctx, room)
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
 	}

@@ -21,7 +21,7 @@ func lapsedPage(c echo.Context, line enterer, room string) (bool, error) {
 	if !vocab.Lapsed(reason) || c.QueryParam("again") != "" {
 		return false, nil
 	}
-	s, err := line.Room(c.Request().Context(), room)
+	s, err := line.Settings(c.Request().Context(), room)
 	if err != nil {
 		return true, err
 	}

@@ -17,7 +17,7 @@ import (
 type manyReader interface {
 	ticketViewer
 	cachedRooms
-	Room(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
 	StatusMany(ctx context.Context, room string, ids []string) ([]queue.Ticket, queue.Settings, error)
 }
 
@@ -53,7 +53,7 @@ func (f pushFetcher) Fetch(ctx context.Context, room string, ids []string) ([]pu
 		}
 		if len(read) < len(ids) {
 			var err error
-			if s, err = f.line.Room(ctx, room); err != nil {
+			if s, err = f.line.Settings(ctx, room); err != nil {
 				return nil, err
 			}
 			for i := range ts {
@@ -150,7 +150,7 @@ func pushFirst(c echo.Context, line statusReader, ids identities, deg degradeFla
 	}
 	if ok {
 		// This server entered the ticket a moment ago: no read.
-		if s, err = line.Room(c.Request().Context(), room); err != nil {
+		if s, err = line.Settings(c.Request().Context(), room); err != nil {
 			return "", "", t, v, err
 		}
 		t = kept

@@ -332,7 +332,7 @@ func (f closerFunc) Close() error { f(); return nil }
 // seedDemoRoom creates the demo room of embedded mode unless it exists; with
 // the demo its checkout is the demo shop.
 func seedDemoRoom(ctx context.Context, line *queue.Line, withShop bool) error {
-	if _, err := line.GetRoom(ctx, "demo"); err == nil {
+	if _, err := line.StoredSettings(ctx, "demo"); err == nil {
 		return nil
 	}
 	s := queue.DefaultSettings()

@@ -229,7 +229,7 @@ func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 
 func (f *fixture) pause() {
 	f.t.Helper()
-	s, err := f.line.Room(context.Background(), room)
+	s, err := f.line.Settings(context.Background(), room)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -239,7 +239,7 @@ func (f *fixture) sign(keys *token.Keyset, c token.EntryClaims) string {
 
 func (f *fixture) pause(paused bool) {
 	f.t.Helper()
-	s, err := f.line.Room(context.Background(), room)
+	s, err := f.line.Settings(context.Background(), room)
 	if err != nil {
 		f.t.Fatal(err)
 	}

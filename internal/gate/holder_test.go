@@ -101,7 +101,7 @@ func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	// The owner's waiting page (it knows them by their user token) hands out
 	// a code; landing with it binds the token to the owner's browser.
 	owner := browser()
-	s, _ := f.line.Room(context.Background(), room)
+	s, _ := f.line.Settings(context.Background(), room)
 	v, err := f.line.View(tk, &s)
 	if err != nil || v.RedirectURL == nil || !strings.Contains(*v.RedirectURL, "wr_code=h.") || strings.Contains(*v.RedirectURL, "wr_token") {
 		t.Fatalf("the owner's view: %+v %v", v.RedirectURL, err)

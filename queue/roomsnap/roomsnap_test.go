@@ -107,7 +107,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	clock = clockwork.NewFakeClockAt(clock.Now()) // the first life's sleepers stay on the old one
 	line = queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
 		Jitter: func(time.Duration) time.Duration { return 0 }})
-	if got, ok := line.CachedRoom("sale"); !ok || got.Capacity != 3 || len(got.AllowedEmbedders) != 1 {
+	if got, ok := line.CachedSettings("sale"); !ok || got.Capacity != 3 || len(got.AllowedEmbedders) != 1 {
 		t.Fatalf("the restarted server does not know the room from its snapshot: %+v %v", got, ok)
 	}
 	ticked := make(chan struct{}, 100)
@@ -117,7 +117,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	if err := clock.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := line.GetRoom(ctx, "sale"); err != nil {
+	if _, err := line.StoredSettings(ctx, "sale"); err != nil {
 		t.Fatalf("room not put back after the data loss: %v", err)
 	}
 	// The three tokens from before still verify offline for 60 s: a

@@ -83,7 +83,7 @@ type roomLive struct {
 func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (roomLive, error) {
 	store := d.d.Line
 	st, sampled := d.sampler.room(room, history)
-	s, err := store.GetRoom(ctx, room)
+	s, err := store.StoredSettings(ctx, room)
 	switch {
 	case errors.Is(err, queue.ErrRoomNotFound):
 		return roomLive{}, err

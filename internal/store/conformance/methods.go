@@ -108,7 +108,7 @@ func testRandomDrawIsUniform(t *testing.T, target Open) {
 		for i := 0; i < size; i++ {
 			ids = append(ids, f.enter(t, "lottery", fmt.Sprintf("v:%d-%d", round, i)).ID)
 		}
-		s, _ := f.line.Room(context.Background(), "lottery")
+		s, _ := f.line.Settings(context.Background(), "lottery")
 		s.Paused = false
 		f.clock.Advance(200 * time.Millisecond)
 		r, err := f.line.Tick(context.Background(), "lottery", &s)

@@ -352,7 +352,7 @@ func testRoomsAndEpoch(t *testing.T, target Open) {
 	if err := f.line.DeleteRoom(ctx, "sale"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.line.GetRoom(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
+	if _, err := f.line.StoredSettings(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
 		t.Fatalf("deleted room: %v", err)
 	}
 	if err := f.line.DeleteRoom(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
