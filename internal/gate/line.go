@@ -131,7 +131,18 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.
 				Message: "too many proof-of-work challenges and solutions from this network; retry after a while"}
 		}
 	}
-	t, s, err := b.work.Enter(ctx, b.line, s, b.room, pow.Client{Identity: identity, Bucket: bucket}, payload)
+	// The proof of work is a check before the enter; its verdict then words
+	// the enter's refusal.
+	client := pow.Client{Identity: identity, Bucket: bucket}
+	ch, err := b.work.Check(ctx, b.line, s, b.room, client, payload)
+	var t queue.Ticket
+	if err == nil {
+		var got queue.Settings
+		t, got, err = b.line.EnterWith(ctx, b.room, identity, ch.Proof)
+		if err = b.work.Entered(ctx, b.line, s, b.room, client, ch, err); err == nil {
+			s = got
+		}
+	}
 	var refused *pow.Refusal
 	if errors.As(err, &refused) {
 		return queue.View{}, challenged(refused)
