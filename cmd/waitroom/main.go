@@ -268,6 +268,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		waits.Observe(room, r.Waits...)
 		hist.ObserveWaits(room, line.Now(), r.Waits...)
 	}
+	g.Go(func() error { retireOldRecords(gctx, store, log); return nil })
 	g.Go(func() error { return adm.Run(gctx) })
 	g.Go(func() error { return ctl.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })

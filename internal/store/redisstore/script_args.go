@@ -178,6 +178,15 @@ type restoreArgs struct {
 	HoldUntil   int64  `arg:"hold_until"`
 }
 
+type retireArgs struct {
+	Tickets  string   `key:"tickets"`
+	Seen     string   `key:"seen"`
+	Visitors string   `key:"visitors"`
+	Stats    string   `key:"stats"`
+	Base     string   `key:"base"`
+	Members  []string `arg:"members"`
+}
+
 type statusArgs struct {
 	Tickets  string `key:"tickets"`
 	Q        string `key:"q"`
@@ -234,10 +243,11 @@ func (placesArgs) script() *script   { return placesScript }
 func (presentArgs) script() *script  { return presentScript }
 func (renewArgs) script() *script    { return renewScript }
 func (restoreArgs) script() *script  { return restoreScript }
+func (retireArgs) script() *script   { return retireScript }
 func (statusArgs) script() *script   { return statusScript }
 func (tickArgs) script() *script     { return tickScript }
 
 // allArgs is one value of every argument type, for the tests.
 var allArgs = []scriptArgs{activeArgs{}, aliveArgs{}, arriveArgs{}, completeArgs{}, drawArgs{},
 	enterArgs{}, handoffArgs{}, heldArgs{}, holdArgs{}, leaseArgs{}, leaveArgs{}, placesArgs{},
-	presentArgs{}, renewArgs{}, restoreArgs{}, statusArgs{}, tickArgs{}}
+	presentArgs{}, renewArgs{}, restoreArgs{}, retireArgs{}, statusArgs{}, tickArgs{}}

@@ -81,6 +81,10 @@ var (
 	presentLua    string
 	presentScript = newScript("present", presentLua, false)
 
+	//go:embed lua/retire.lua
+	retireLua    string
+	retireScript = newScript("retire", retireLua, true)
+
 	//go:embed lua/lease.lua
 	leaseLua    string
 	leaseScript = newScript("lease", leaseLua, false)

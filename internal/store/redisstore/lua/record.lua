@@ -36,6 +36,9 @@
 --   <state><tail hex>|<seq>|<entered>|<entry pos>|<admitted>|<orderable>|<expires>|<reason>|<identity>
 -- or JSON (member = id, tail ''). They are read there and written back
 -- there (rec.v == 1) until they end and are purged.
+-- Retirement (redisstore/records.go): servers of this release move the
+-- compact ones into the buckets at start (retire.lua); the release after
+-- next drops both old encodings.
 -- No tables or number formatting up here: this part runs on every call.
 
 local function b36(n)
