@@ -106,3 +106,47 @@ func TestCodesDeclared(t *testing.T) {
 		}
 	}
 }
+
+// allArgs is one value of every argument type, for the tests.
+var allArgs = []scriptArgs{activeArgs{}, aliveArgs{}, arriveArgs{}, completeArgs{}, drawArgs{},
+	enterArgs{}, handoffArgs{}, heldArgs{}, holdArgs{}, leaseArgs{}, leaveArgs{}, placesArgs{},
+	presentArgs{}, renewArgs{}, restoreArgs{}, retireArgs{}, statusArgs{}, tickArgs{}}
+
+// headerNames are the entries a script's header comment names, by kind
+// (KEYS, ARGV, EACH), in order, with their numbers ("" for a variadic
+// one's, which follows what came before).
+func headerNames(body string) map[string][]string {
+	out := map[string][]string{}
+	for _, line := range strings.Split(body, "\n") {
+		if !strings.HasPrefix(line, "--") {
+			break
+		}
+		for _, kind := range []string{"KEYS", "ARGV", "EACH"} {
+			rest := line
+			for {
+				i := strings.Index(rest, kind+"[")
+				if i < 0 {
+					break
+				}
+				rest = rest[i+len(kind)+1:]
+				end := strings.IndexByte(rest, ']')
+				if end < 0 {
+					break
+				}
+				num := rest[:end]
+				rest = rest[end+1:]
+				if !strings.HasPrefix(rest, " ") {
+					continue // a mention, not an entry
+				}
+				name := strings.TrimLeft(rest, " ")
+				if n := strings.IndexFunc(name, func(r rune) bool { return !(r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') }); n >= 0 {
+					name = name[:n]
+				}
+				if name != "" {
+					out[kind] = append(out[kind], num+" "+name)
+				}
+			}
+		}
+	}
+	return out
+}

@@ -246,8 +246,3 @@ func (restoreArgs) script() *script  { return restoreScript }
 func (retireArgs) script() *script   { return retireScript }
 func (statusArgs) script() *script   { return statusScript }
 func (tickArgs) script() *script     { return tickScript }
-
-// allArgs is one value of every argument type, for the tests.
-var allArgs = []scriptArgs{activeArgs{}, aliveArgs{}, arriveArgs{}, completeArgs{}, drawArgs{},
-	enterArgs{}, handoffArgs{}, heldArgs{}, holdArgs{}, leaseArgs{}, leaveArgs{}, placesArgs{},
-	presentArgs{}, renewArgs{}, restoreArgs{}, retireArgs{}, statusArgs{}, tickArgs{}}
