@@ -12,6 +12,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/store/memstore"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -46,7 +47,7 @@ func TestDrawIsAUniformPermutation(t *testing.T) {
 		tickets := make([]queue.Ticket, entrants)
 		for i := range tickets {
 			tk, _, err := line.Enter(ctx, room, fmt.Sprintf("v:%d", i))
-			if err != nil || tk.State != queue.StateScheduled {
+			if err != nil || tk.State != vocab.StateScheduled {
 				t.Fatalf("enter: %+v %v", tk, err)
 			}
 			tickets[i] = tk
@@ -165,7 +166,7 @@ func TestClearingOrAdvancingTheOpeningDrawsThePreQueue(t *testing.T) {
 			var early []queue.Ticket
 			for i := range 3 {
 				tk, _, err := line.Enter(ctx, "r", fmt.Sprintf("v:%d", i))
-				if err != nil || tk.State != queue.StateScheduled {
+				if err != nil || tk.State != vocab.StateScheduled {
 					t.Fatalf("enter before the opening: %+v %v", tk, err)
 				}
 				early = append(early, tk)
@@ -175,7 +176,7 @@ func TestClearingOrAdvancingTheOpeningDrawsThePreQueue(t *testing.T) {
 			if err := line.PutRoom(ctx, "r", s); err != nil {
 				t.Fatal(err)
 			}
-			stored, err := line.GetRoom(ctx, "r")
+			stored, err := line.StoredSettings(ctx, "r")
 			if err != nil {
 				t.Fatal(err)
 			}

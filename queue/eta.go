@@ -4,6 +4,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // RateWindow is how far back the stores measure a room's admitted rate
@@ -160,7 +162,7 @@ func (e *Estimator) sweep(now time.Time) {
 // the store measured; it is unknown unless the ticket waits in a room that
 // moves.
 func (e *Estimator) Ticket(t Ticket, s *Settings, now time.Time) Estimate {
-	if t.State != StateWaiting || t.Position <= 0 {
+	if t.State != vocab.StateWaiting || t.Position <= 0 {
 		return Estimate{}
 	}
 	return e.Wait(t.Room, s, t.Rate, t.Position, now)

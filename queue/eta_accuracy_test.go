@@ -14,6 +14,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/memstore"
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -97,7 +98,7 @@ func lineRun(t *testing.T, n int, arriveEvery, readEvery time.Duration, sh lineS
 				}
 				ws[i] = &waiter{id: tk.ID, who: who, admitted: -1}
 				byID[tk.ID] = ws[i]
-				if tk.State == queue.StateAdmitted { // the fast track: nobody ahead
+				if tk.State == vocab.StateAdmitted { // the fast track: nobody ahead
 					ws[i].admitted = el
 					left--
 				}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jonboulle/clockwork"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -17,7 +18,7 @@ func paceSettings(batch int64, interval time.Duration) queue.Settings {
 }
 
 func waiting(pos int64, rate float64) queue.Ticket {
-	return queue.Ticket{Room: "r", ID: "t", State: queue.StateWaiting, Position: pos, Rate: rate}
+	return queue.Ticket{Room: "r", ID: "t", State: vocab.StateWaiting, Position: pos, Rate: rate}
 }
 
 func TestEstimateFromConfiguredPaceUntilMeasured(t *testing.T) {
@@ -133,9 +134,9 @@ func TestEstimateUnknownAndEdges(t *testing.T) {
 	e := queue.NewEstimator()
 	s := paceSettings(10, 200*time.Millisecond)
 	for _, tk := range []queue.Ticket{
-		{Room: "r", State: queue.StateAdmitted},
-		{Room: "r", State: queue.StateWaiting}, // no position
-		{Room: "r", State: queue.StateExpired, Position: 3},
+		{Room: "r", State: vocab.StateAdmitted},
+		{Room: "r", State: vocab.StateWaiting}, // no position
+		{Room: "r", State: vocab.StateExpired, Position: 3},
 	} {
 		if got := e.Ticket(tk, &s, now); got.Known {
 			t.Errorf("%+v: estimated %v", tk, got)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/store/memstore"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -29,7 +30,7 @@ func TestRedirectCarriesACodeUnlessTokenInURL(t *testing.T) {
 			t.Fatal(err)
 		}
 		tk, s, err := line.Enter(context.Background(), "sale", "v:alice")
-		if err != nil || tk.State != queue.StateAdmitted {
+		if err != nil || tk.State != vocab.StateAdmitted {
 			t.Fatalf("enter: %v %s", err, tk.State)
 		}
 		v, err := line.View(tk, &s)

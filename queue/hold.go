@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // A place and its entry token belong to one person. A token is held by its
@@ -78,7 +79,7 @@ func (l *Line) Redeem(ctx context.Context, room, code, holder string) (string, V
 	if err != nil {
 		return "", Verdict{}, err
 	}
-	if len(ts) != 1 || ts[0].State != StateAdmitted {
+	if len(ts) != 1 || ts[0].State != vocab.StateAdmitted {
 		reason := "expired"
 		if len(ts) == 1 && ts[0].Reason != "" {
 			reason = ts[0].Reason

@@ -15,6 +15,7 @@ import (
 	"github.com/jonboulle/clockwork"
 
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // settingsFresh is how long a cached room's settings are trusted when this
@@ -158,8 +159,17 @@ func (l *Line) Keys() *token.Keyset { return l.keys }
 // Now is the line's clock.
 func (l *Line) Now() time.Time { return l.clock.Now() }
 
-// Room returns a room's settings, from the cache while it is fresh.
-func (l *Line) Room(ctx context.Context, room string) (Settings, error) {
+// A room's settings are read three ways, by what the reader can bear:
+//   - Settings: a visitor's request. This server's cache while it is fresh
+//     (settingsFresh; a settings change makes it stale at once, Listen),
+//     else the store, cached; the last known while the store fails.
+//   - CachedSettings: the degraded path. The cache only, never the store.
+//   - StoredSettings: an operator. The store only, past the cache: what an
+//     operator sees and edits must be what is stored.
+
+// Settings returns a room's settings as a visitor's request reads them: from
+// the cache while it is fresh, else from the store (then cached).
+func (l *Line) Settings(ctx context.Context, room string) (Settings, error) {
 	now := l.clock.Now()
 	l.mu.Lock()
 	c, ok := l.cache[room]
@@ -183,9 +193,9 @@ func (l *Line) Room(ctx context.Context, room string) (Settings, error) {
 	return s, nil
 }
 
-// CachedRoom returns the last known settings of room without asking Redis:
-// the degraded path must not probe a Redis that is down.
-func (l *Line) CachedRoom(room string) (Settings, bool) {
+// CachedSettings returns the last known settings of room without asking
+// the store: the degraded path must not probe a Redis that is down.
+func (l *Line) CachedSettings(room string) (Settings, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c, ok := l.cache[room]
@@ -279,9 +289,9 @@ func (l *Line) keepUndrawnOpening(ctx context.Context, room string, s *Settings)
 	return nil
 }
 
-// GetRoom reads a room's settings from the store, past the cache: what an
-// operator sees must be what is stored.
-func (l *Line) GetRoom(ctx context.Context, room string) (Settings, error) {
+// StoredSettings reads a room's settings from the store, past the cache:
+// what an operator sees must be what is stored.
+func (l *Line) StoredSettings(ctx context.Context, room string) (Settings, error) {
 	return l.store.GetRoom(ctx, room)
 }
 
@@ -330,7 +340,7 @@ func (l *Line) Enter(ctx context.Context, room, identity string) (Ticket, Settin
 // EnterWith is Enter where a new place costs proof (see EntryProof): a live
 // ticket comes back without one.
 func (l *Line) EnterWith(ctx context.Context, room, identity string, proof EntryProof) (Ticket, Settings, error) {
-	s, err := l.Room(ctx, room)
+	s, err := l.Settings(ctx, room)
 	if err != nil {
 		return Ticket{}, Settings{}, err
 	}
@@ -349,7 +359,7 @@ func (l *Line) EnterWith(ctx context.Context, room, identity string, proof Entry
 
 // Status reads identity's ticket; it is the waiter's sign of life.
 func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Ticket, Settings, error) {
-	s, err := l.Room(ctx, room)
+	s, err := l.Settings(ctx, room)
 	if err != nil {
 		return Ticket{}, Settings{}, err
 	}
@@ -363,7 +373,7 @@ func (l *Line) Status(ctx context.Context, room, ticketID, identity string) (Tic
 
 // StatusMany reads many tickets of one room in one round trip.
 func (l *Line) StatusMany(ctx context.Context, room string, ids []string) ([]Ticket, Settings, error) {
-	s, err := l.Room(ctx, room)
+	s, err := l.Settings(ctx, room)
 	if err != nil {
 		return nil, Settings{}, err
 	}
@@ -392,7 +402,7 @@ func (l *Line) Present(ctx context.Context, room, server string, open []string) 
 
 // Leave gives up identity's ticket.
 func (l *Line) Leave(ctx context.Context, room, ticketID, identity string) error {
-	if _, err := l.Room(ctx, room); err != nil {
+	if _, err := l.Settings(ctx, room); err != nil {
 		return err
 	}
 	return l.store.Leave(ctx, room, ticketID, identity, l.clock.Now())
@@ -426,7 +436,7 @@ func (l *Line) Tick(ctx context.Context, room string, s *Settings) (TickResult, 
 // Token signs the entry token of an admitted ticket. Ed25519 signatures are
 // deterministic, so re-signing on every read yields the same token.
 func (l *Line) Token(t Ticket) (string, error) {
-	if t.State != StateAdmitted {
+	if t.State != vocab.StateAdmitted {
 		return "", nil
 	}
 	intent, _ := l.HeldIntent(t.Room, t.Identity) // the holder also left an intent: checkout refuses a second order
@@ -495,7 +505,7 @@ func (l *Line) verify(ctx context.Context, tok, room string, arrive bool) (Verdi
 // idleAfter is the room's idle_after_s, from the settings cached by the
 // admission loop; a room that cannot be read has none.
 func (l *Line) idleAfter(ctx context.Context, room string) time.Duration {
-	s, err := l.Room(ctx, room)
+	s, err := l.Settings(ctx, room)
 	if err != nil {
 		return 0
 	}
@@ -510,7 +520,7 @@ func (l *Line) Complete(ctx context.Context, tok, room string) (Verdict, error) 
 	}
 	if err := l.store.Complete(ctx, v.Claims.Room, v.Claims.TicketID, l.clock.Now()); err != nil {
 		if errors.Is(err, ErrTicketNotFound) {
-			return Verdict{Claims: v.Claims, Reason: "completed"}, nil
+			return Verdict{Claims: v.Claims, Reason: vocab.ReasonCompleted}, nil
 		}
 		return Verdict{}, err
 	}

@@ -31,13 +31,13 @@ func TestRoomChangeMakesOtherServersReadFreshSettings(t *testing.T) {
 	if err := a.PutRoom(ctx, "drop", s); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := b.Room(ctx, "drop"); err != nil || got.SoldOut {
+	if got, err := b.Settings(ctx, "drop"); err != nil || got.SoldOut {
 		t.Fatalf("b's first read: %+v %v", got.SoldOut, err)
 	}
 	heard := make(chan queue.Settings, 16)
 	go func() {
 		_ = b.Listen(ctx, func(string, []queue.Admitted) {}, func(room string) {
-			got, _ := b.Room(ctx, room) // what a push for this change reads
+			got, _ := b.Settings(ctx, room) // what a push for this change reads
 			heard <- got
 		})
 	}()

@@ -1,6 +1,9 @@
 package queue
 
-import "sync"
+import (
+	"github.com/waitroom/waitroom/internal/vocab"
+	"sync"
+)
 
 // floor keeps t's position from going up on this server (places) in a
 // line whose order is settled: not in a random one, nor before an opening's
@@ -44,7 +47,7 @@ func (p *places) floor(room string, t *Ticket) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.m[room]
-	if t.State != StateWaiting || t.Position <= 0 {
+	if t.State != vocab.StateWaiting || t.Position <= 0 {
 		if _, ok := r[t.ID]; ok {
 			delete(r, t.ID)
 			p.n--

@@ -64,10 +64,10 @@ func AdmissionOf(s *Settings, now time.Time, lineOpen bool) Admission {
 	return AdmitLine
 }
 
-// Why a ticket reads closed (Ticket.Reason).
+// Why a ticket reads closed (Ticket.Reason): internal/vocab's words.
 const (
-	ReasonEnded       = "ended"       // the room's ends_at has passed
-	ReasonMaintenance = "maintenance" // the queueing method is reject
+	ReasonEnded       = vocab.ReasonEnded
+	ReasonMaintenance = vocab.ReasonMaintenance
 )
 
 // FullRetryAfter is when a newcomer turned away by a full line should try
@@ -97,13 +97,13 @@ func (s Settings) ticking() Settings {
 // line is frozen a waiter keeps its place in the store but reads as sold out,
 // or closed for maintenance, as a newcomer turned away does.
 func (t *Ticket) Show(s *Settings) {
-	away := t.State == StateWaiting || t.State == StateClosed
+	away := t.State == vocab.StateWaiting || t.State == vocab.StateClosed
 	switch {
 	case s.SoldOut && away:
-		t.State, t.Reason, t.Position = StateSoldOut, "", 0
+		t.State, t.Reason, t.Position = vocab.StateSoldOut, "", 0
 	case s.QueueingMethod == MethodReject && away:
-		t.State, t.Reason, t.Position = StateClosed, ReasonMaintenance, 0
-	case t.State == StateClosed:
+		t.State, t.Reason, t.Position = vocab.StateClosed, ReasonMaintenance, 0
+	case t.State == vocab.StateClosed:
 		t.Reason = ReasonEnded
 	}
 }

@@ -133,14 +133,14 @@ type Tickets interface {
 	// back of the line (admitted at once when mode or the fast track allows).
 	// A new one costs what gate says (ErrProofRequired, ErrProofSpent). A
 	// newcomer who would wait in a line of s.MaxWaiting (when set) gets no
-	// place but a ticket in StateFull.
+	// place but a ticket in vocab.StateFull.
 	Enter(ctx context.Context, room string, s *Settings, mode Admission, identity, newTicketID string, now time.Time, jitter time.Duration, gate EntryProof) (Ticket, error)
 	// Status reads a ticket for its owner and counts as a sign of life.
 	Status(ctx context.Context, room string, s *Settings, ticketID, identity string, now time.Time) (Ticket, error)
 	// StatusMany reads many tickets in one round trip, without an owner
 	// check (the caller already checked when the connection opened), and
 	// marks the waiting ones alive: an open push connection is a sign of life.
-	// A ticket that is gone comes back with State StateExpired.
+	// A ticket that is gone comes back with State vocab.StateExpired.
 	StatusMany(ctx context.Context, room string, s *Settings, ticketIDs []string, now time.Time) ([]Ticket, error)
 	// Leave gives up a ticket: a waiter leaves the line, an admitted user frees the slot.
 	Leave(ctx context.Context, room, ticketID, identity string, now time.Time) error

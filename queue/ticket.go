@@ -10,18 +10,6 @@ import (
 // State is a ticket's state (internal/vocab defines them).
 type State = vocab.State
 
-const (
-	StateWaiting   = vocab.StateWaiting
-	StateAdmitted  = vocab.StateAdmitted
-	StateExpired   = vocab.StateExpired
-	StateClosed    = vocab.StateClosed
-	StateBypassed  = vocab.StateBypassed
-	StateSoldOut   = vocab.StateSoldOut
-	StateOrdered   = vocab.StateOrdered
-	StateFull      = vocab.StateFull
-	StateScheduled = vocab.StateScheduled
-)
-
 // Ticket is one visitor's place in one room, as the store knows it.
 type Ticket struct {
 	Room          string
@@ -67,11 +55,11 @@ func (t *Ticket) Subject() string {
 // an admitted ticket past its expiry is reclaimed, and a waiting ticket
 // without a position was dropped between the record write and the read.
 func (t *Ticket) Settle(now time.Time) {
-	if t.State == StateAdmitted && !now.Before(t.ExpiresAt) {
-		t.State, t.Reason = StateExpired, "reclaimed"
+	if t.State == vocab.StateAdmitted && !now.Before(t.ExpiresAt) {
+		t.State, t.Reason = vocab.StateExpired, vocab.ReasonReclaimed
 	}
-	if t.State == StateWaiting && t.Position == 0 {
-		t.State, t.Reason = StateExpired, "abandoned"
+	if t.State == vocab.StateWaiting && t.Position == 0 {
+		t.State, t.Reason = vocab.StateExpired, vocab.ReasonAbandoned
 	}
 }
 

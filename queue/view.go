@@ -6,26 +6,31 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // View is a ticket as every answer shows it: the enter and status API, the
 // waiting page, every push message and the gates' answers. Its JSON is the
 // API's ticket (docs/api.md, docs/openapi.yaml).
 type View struct {
-	Room         string  `json:"room"`
-	Ticket       string  `json:"ticket"`
-	State        State   `json:"state"`
-	Position     int64   `json:"position"`
-	Waiting      int64   `json:"waiting"`
-	ETAS         *int64  `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
-	ETALowS      *int64  `json:"eta_low_s"`
-	ETAHighS     *int64  `json:"eta_high_s"` // with eta_low_s, the range the wait most likely falls in; null with eta_s
-	NextUpdateMS int64   `json:"next_update_ms"`
-	Token        *string `json:"token"`
-	OrderableAt  *string `json:"orderable_at"`
-	RedirectURL  *string `json:"redirect_url"`
-	Paused       bool    `json:"paused"`
-	AcceptURL    *string `json:"accept_url"` // set when bypassed: the store is down, submit an intent there; with ordered, the intent's page
+	Room   string `json:"room"`
+	Ticket string `json:"ticket"`
+	State  State  `json:"state"`
+	// Display is what the waiting page shows for the ticket: vocab.DisplayOf
+	// its state, method and reason (NewView's), the draw or maintenance
+	// variant of a state, or the state's own.
+	Display      vocab.Display `json:"display"`
+	Position     int64         `json:"position"`
+	Waiting      int64         `json:"waiting"`
+	ETAS         *int64        `json:"eta_s"` // null while paused: nobody moves, so no honest estimate
+	ETALowS      *int64        `json:"eta_low_s"`
+	ETAHighS     *int64        `json:"eta_high_s"` // with eta_low_s, the range the wait most likely falls in; null with eta_s
+	NextUpdateMS int64         `json:"next_update_ms"`
+	Token        *string       `json:"token"`
+	OrderableAt  *string       `json:"orderable_at"`
+	RedirectURL  *string       `json:"redirect_url"`
+	Paused       bool          `json:"paused"`
+	AcceptURL    *string       `json:"accept_url"` // set when bypassed: the store is down, submit an intent there; with ordered, the intent's page
 	// IntentID, with state ordered, is the visitor's intent from degraded
 	// mode that stands as their order in this room.
 	IntentID *string `json:"intent_id,omitempty"`
@@ -67,7 +72,8 @@ func NewView(t Ticket, s *Settings, est *Estimator, now time.Time, tok string) V
 	if v.QueueingMethod == "" {
 		v.QueueingMethod = MethodFIFO
 	}
-	if t.State == StateWaiting || t.State == StateAdmitted {
+	v.Display = vocab.DisplayOf(v.State, v.QueueingMethod, v.Reason)
+	if t.State == vocab.StateWaiting || t.State == vocab.StateAdmitted {
 		v.EntryPosition = max(t.EntryPosition, t.Position)
 		v.EnteredAt = stamp(t.EnteredAt)
 	}
@@ -75,10 +81,10 @@ func NewView(t Ticket, s *Settings, est *Estimator, now time.Time, tok string) V
 		v.OpensAt = stamp(*s.OpensAt)
 	}
 	switch t.State {
-	case StateScheduled:
+	case vocab.StateScheduled:
 		v.Position = 0 // unknown until the opening's draw
 		v.NextUpdateMS = scheduledInterval(s, now).Milliseconds()
-	case StateWaiting:
+	case vocab.StateWaiting:
 		if est != nil && s.Ranked() {
 			if e := est.Ticket(t, s, now); e.Known {
 				v.ETAS, v.ETALowS, v.ETAHighS = seconds(e.Point), seconds(e.Low), seconds(e.High)
@@ -88,18 +94,18 @@ func NewView(t Ticket, s *Settings, est *Estimator, now time.Time, tok string) V
 		if !s.Ranked() {
 			v.Position, v.EntryPosition = 0, 0 // a draw has no places
 		}
-	case StateAdmitted:
+	case vocab.StateAdmitted:
 		redirect := withToken(s.TargetURL, tok)
 		v.Token, v.OrderableAt, v.RedirectURL = &tok, stamp(t.OrderableAt), &redirect
 		v.NextUpdateMS = s.TierInterval(1).Milliseconds()
-	case StateSoldOut, StateClosed:
-		if t.State == StateSoldOut {
+	case vocab.StateSoldOut, vocab.StateClosed:
+		if t.State == vocab.StateSoldOut {
 			v.SoldOutMessage = s.SoldOutMessage
 		}
 		// Nothing moves until the operator undoes it: the slowest tier keeps
 		// the place alive without a crowd of refreshes.
 		v.NextUpdateMS = s.TierInterval(math.MaxInt64).Milliseconds()
-	case StateFull:
+	case vocab.StateFull:
 		retry := int64(FullRetryAfter / time.Second)
 		v.RetryAfterS, v.NextUpdateMS = &retry, FullRetryAfter.Milliseconds()
 	default:

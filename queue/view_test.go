@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -20,7 +21,7 @@ func viewRoom(edit func(*queue.Settings)) *queue.Settings {
 }
 
 func waiter(pos int64) queue.Ticket {
-	return queue.Ticket{Room: "r", ID: "t1", State: queue.StateWaiting, Position: pos, EntryPosition: pos + 20,
+	return queue.Ticket{Room: "r", ID: "t1", State: vocab.StateWaiting, Position: pos, EntryPosition: pos + 20,
 		Waiting: 500, EnteredAt: viewNow.Add(-time.Minute)}
 }
 
@@ -65,19 +66,19 @@ func TestViewRules(t *testing.T) {
 	t.Run("scheduled: position 0, the opening, and a look just after it", func(t *testing.T) {
 		opens := viewNow.Add(4 * time.Second)
 		s := viewRoom(func(s *queue.Settings) { s.OpensAt = &opens })
-		v := queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: queue.StateScheduled, Position: 7, Waiting: 9}, s, est, viewNow, "")
+		v := queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: vocab.StateScheduled, Position: 7, Waiting: 9}, s, est, viewNow, "")
 		if v.Position != 0 || v.OpensAt == nil || *v.OpensAt != "2030-01-02T10:00:04.000Z" || v.ETAS != nil || v.EnteredAt != nil {
 			t.Errorf("scheduled view %+v, want position 0, opens_at 10:00:04.000Z, no eta", v)
 		}
 		if v.NextUpdateMS != 5000 {
 			t.Errorf("4 s before the opening: next_update_ms %d, want 5000 (just after it)", v.NextUpdateMS)
 		}
-		if v := queue.NewView(queue.Ticket{State: queue.StateScheduled}, s, est, viewNow.Add(-time.Hour), ""); v.NextUpdateMS != 10000 {
+		if v := queue.NewView(queue.Ticket{State: vocab.StateScheduled}, s, est, viewNow.Add(-time.Hour), ""); v.NextUpdateMS != 10000 {
 			t.Errorf("an hour before: next_update_ms %d, want the slowest tier's 10000", v.NextUpdateMS)
 		}
 	})
 	t.Run("admitted: the token, its turn and the way to checkout", func(t *testing.T) {
-		tk := queue.Ticket{Room: "r", ID: "t1", State: queue.StateAdmitted, EntryPosition: 40, EnteredAt: viewNow.Add(-time.Minute),
+		tk := queue.Ticket{Room: "r", ID: "t1", State: vocab.StateAdmitted, EntryPosition: 40, EnteredAt: viewNow.Add(-time.Minute),
 			OrderableAt: viewNow.Add(1500 * time.Millisecond)}
 		s := viewRoom(func(s *queue.Settings) { s.TargetURL = "https://shop.example/buy?sku=7" })
 		v := queue.NewView(tk, s, est, viewNow, "tok.en")
@@ -97,24 +98,24 @@ func TestViewRules(t *testing.T) {
 	})
 	t.Run("sold out carries the room's message; closed does not", func(t *testing.T) {
 		s := viewRoom(func(s *queue.Settings) { s.SoldOutMessage = queue.Text("All gone") })
-		v := queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: queue.StateSoldOut}, s, est, viewNow, "")
+		v := queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: vocab.StateSoldOut}, s, est, viewNow, "")
 		if v.SoldOutMessage.String() != "All gone" || v.NextUpdateMS != 10000 {
 			t.Errorf("sold out view %+v, want the message and the slowest tier", v)
 		}
-		v = queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: queue.StateClosed, Reason: queue.ReasonEnded}, s, est, viewNow, "")
+		v = queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: vocab.StateClosed, Reason: queue.ReasonEnded}, s, est, viewNow, "")
 		if !v.SoldOutMessage.IsZero() || v.Reason != queue.ReasonEnded || v.NextUpdateMS != 10000 {
 			t.Errorf("closed view %+v, want no sold-out message, reason ended", v)
 		}
 	})
 	t.Run("full: when to try again", func(t *testing.T) {
-		v := queue.NewView(queue.Ticket{Room: "r", State: queue.StateFull}, viewRoom(nil), est, viewNow, "")
+		v := queue.NewView(queue.Ticket{Room: "r", State: vocab.StateFull}, viewRoom(nil), est, viewNow, "")
 		if v.RetryAfterS == nil || *v.RetryAfterS != 15 || v.NextUpdateMS != 15000 {
 			t.Errorf("full view %+v, want retry_after_s 15", v)
 		}
 	})
 	t.Run("bypassed and expired: the front tier's pace, method named", func(t *testing.T) {
 		s := viewRoom(func(s *queue.Settings) { s.QueueingMethod = "" })
-		for _, st := range []queue.State{queue.StateBypassed, queue.StateExpired} {
+		for _, st := range []queue.State{vocab.StateBypassed, vocab.StateExpired} {
 			v := queue.NewView(queue.Ticket{Room: "r", ID: "t1", State: st, EntryPosition: 9}, s, est, viewNow, "")
 			if v.NextUpdateMS != 2000 || v.QueueingMethod != queue.MethodFIFO || v.EntryPosition != 0 || v.AcceptURL != nil {
 				t.Errorf("%s view %+v, want 2000 ms, fifo, no entry position", st, v)

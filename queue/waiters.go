@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // DefaultPresentEvery is how often the waiters' sign of life is written:
@@ -34,7 +36,7 @@ type positionSource interface {
 
 // waiterLine is what Waiters needs of the line (*Line).
 type waiterLine interface {
-	Room(ctx context.Context, room string) (Settings, error)
+	Settings(ctx context.Context, room string) (Settings, error)
 	Status(ctx context.Context, room, ticketID, identity string) (Ticket, Settings, error)
 	StatusMany(ctx context.Context, room string, ids []string) ([]Ticket, Settings, error)
 	Leave(ctx context.Context, room, ticketID, identity string) error
@@ -149,7 +151,7 @@ func (w *Waiters) local(room, id, identity string, now time.Time) (Ticket, bool)
 	if k != nil && identity != "" && k.t.Identity != identity {
 		return Ticket{}, false
 	}
-	if k != nil && !k.invalid && k.t.State == StateAdmitted && w.line.Now().Before(k.t.ExpiresAt) {
+	if k != nil && !k.invalid && k.t.State == vocab.StateAdmitted && w.line.Now().Before(k.t.ExpiresAt) {
 		// Admitted as an admission's event told: its first update after
 		// it, once (a later one reads: completed, left).
 		k.invalid = true
@@ -157,7 +159,7 @@ func (w *Waiters) local(room, id, identity string, now time.Time) (Ticket, bool)
 		_, t.Waiting, t.Rate, _ = w.pos.Position(room, t.Score)
 		return t, true
 	}
-	if k == nil || k.invalid || k.t.State != StateWaiting {
+	if k == nil || k.invalid || k.t.State != vocab.StateWaiting {
 		return Ticket{}, false
 	}
 	k.used = now
@@ -194,7 +196,7 @@ func (w *Waiters) remember(room string, ts []Ticket, gen int64, now time.Time) {
 		waiting := t.Waiting
 		t.Position, t.Waiting, t.Rate = 0, 0, 0
 		nk := &knownTicket{t: t, used: now, best: best, waiting: waiting}
-		if k != nil && !k.invalid && t.State == StateWaiting {
+		if k != nil && !k.invalid && t.State == vocab.StateWaiting {
 			nk.entered, nk.enteredAt = k.entered, k.enteredAt // a poll between the enter and its connection
 		}
 		m[t.ID] = nk
@@ -206,7 +208,7 @@ func (w *Waiters) remember(room string, ts []Ticket, gen int64, now time.Time) {
 // it. Its score is its seq: a drawn place's seq is no score in the line,
 // so the view does not find it and the store is read.
 func (w *Waiters) Entered(room string, t Ticket, gen int64) {
-	if t.State != StateWaiting || t.Seq <= 0 || t.Position <= 0 {
+	if t.State != vocab.StateWaiting || t.Seq <= 0 || t.Position <= 0 {
 		return
 	}
 	now := time.Now()
@@ -243,7 +245,7 @@ func (w *Waiters) first(room, id, identity string, now time.Time) (Ticket, bool)
 // from (before which gen was taken), and reports whether it did: not when
 // the ticket or its room changed since gen, nor when it does not wait.
 func (w *Waiters) remembered(room string, t Ticket, gen int64, now time.Time) bool {
-	if t.State != StateWaiting || math.IsNaN(t.Score) {
+	if t.State != vocab.StateWaiting || math.IsNaN(t.Score) {
 		return false
 	}
 	w.pos.Watch(room) // followed before its first update is due
@@ -306,8 +308,8 @@ func (w *Waiters) admitted(room string, adm []Admitted) {
 	m := w.roomLocked(room)
 	for _, a := range adm {
 		k := m[a.ID]
-		if k != nil && !k.invalid && k.t.State == StateWaiting && !a.At.IsZero() {
-			k.t.State, k.t.Position = StateAdmitted, 0
+		if k != nil && !k.invalid && k.t.State == vocab.StateWaiting && !a.At.IsZero() {
+			k.t.State, k.t.Position = vocab.StateAdmitted, 0
 			k.t.AdmittedAt, k.t.OrderableAt, k.t.ExpiresAt = a.At, a.Orderable, a.Expires
 			k.stale, k.entered = g, nil
 			continue

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // testWaiters is a view of the line with pos as its positions and alive
@@ -34,7 +36,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 	view := &staleView{pos: 4}
 	lp := testWaiters(view, nil)
 	now := time.Now()
-	lp.remember("r", []Ticket{{ID: "t1", State: StateWaiting, Position: 3, Score: 7}}, 0, now)
+	lp.remember("r", []Ticket{{ID: "t1", State: vocab.StateWaiting, Position: 3, Score: 7}}, 0, now)
 	got, ok := lp.local("r", "t1", "", now)
 	if !ok || got.Position != 3 {
 		t.Fatalf("after a store read of 3, a view of 4 gave %d (ok %v), want 3", got.Position, ok)
@@ -48,7 +50,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 		t.Fatalf("the view went back to 3, got %d, want 2", got.Position)
 	}
 	// A later store read that lags what was shown does not move it back either.
-	lp.remember("r", []Ticket{{ID: "t1", State: StateWaiting, Position: 3, Score: 7}}, 0, now)
+	lp.remember("r", []Ticket{{ID: "t1", State: vocab.StateWaiting, Position: 3, Score: 7}}, 0, now)
 	view.pos = 3
 	if got, _ = lp.local("r", "t1", "", now); got.Position != 2 {
 		t.Fatalf("after a store read of 3, got %d, want 2", got.Position)
@@ -62,7 +64,7 @@ func TestViewBehindTheStoreNeverMovesAPlaceBack(t *testing.T) {
 func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	lp := testWaiters(&staleView{pos: 4}, nil)
 	now := time.Now()
-	waiting := Ticket{ID: "t1", State: StateWaiting, Position: 4, Score: 7}
+	waiting := Ticket{ID: "t1", State: vocab.StateWaiting, Position: 4, Score: 7}
 
 	gen := lp.gen.Load() // before the read
 	lp.forget("r", []string{"t1"})
@@ -73,7 +75,7 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 		t.Fatal("an admitted ticket was answered from the view")
 	}
 
-	other := Ticket{ID: "t2", State: StateWaiting, Position: 5, Score: 8}
+	other := Ticket{ID: "t2", State: vocab.StateWaiting, Position: 5, Score: 8}
 	gen = lp.gen.Load()
 	lp.forgetRoom("r")
 	if lp.remembered("r", other, gen, now) {
@@ -87,7 +89,7 @@ func TestAFirstReadOvertakenByAnAdmissionIsNotKept(t *testing.T) {
 	if got, ok := lp.local("r", "t2", "", now); !ok || got.Position != 4 {
 		t.Fatalf("kept ticket from the view: %d (ok %v), want 4", got.Position, ok)
 	}
-	if lp.remembered("r", Ticket{ID: "t3", State: StateAdmitted, Score: 9}, lp.gen.Load(), now) {
+	if lp.remembered("r", Ticket{ID: "t3", State: vocab.StateAdmitted, Score: 9}, lp.gen.Load(), now) {
 		t.Fatal("an admitted ticket was kept for the view")
 	}
 }
@@ -161,7 +163,7 @@ type fakeLine struct {
 	reads  int
 }
 
-func (l *fakeLine) Room(context.Context, string) (Settings, error) { return DefaultSettings(), nil }
+func (l *fakeLine) Settings(context.Context, string) (Settings, error) { return DefaultSettings(), nil }
 func (l *fakeLine) Status(_ context.Context, _, id, identity string) (Ticket, Settings, error) {
 	l.reads++
 	if id != l.ticket.ID || identity != l.ticket.Identity {
@@ -180,7 +182,7 @@ func (l *fakeLine) Now() time.Time                                      { return
 // lags what a poll was told does not move it back either.
 func TestPolledPlacesNeverGoBack(t *testing.T) {
 	view := &staleView{pos: 4}
-	line := &fakeLine{ticket: Ticket{Room: "r", ID: "t1", Identity: "v:me", State: StateWaiting, Position: 3, Score: 7}}
+	line := &fakeLine{ticket: Ticket{Room: "r", ID: "t1", Identity: "v:me", State: vocab.StateWaiting, Position: 3, Score: 7}}
 	w := newWaiters(line, view, WaitersOptions{})
 	ctx := context.Background()
 	poll := func(want int64) {
@@ -209,7 +211,7 @@ func TestPolledPlacesNeverGoBack(t *testing.T) {
 // and its polled tickets share it; a poller that stopped is marked as it
 // leaves the snapshot.
 func TestPollsAreOneSnapshotPerRoom(t *testing.T) {
-	line := &fakeLine{ticket: Ticket{Room: "r", ID: "p1", Identity: "v:me", State: StateWaiting, Position: 1, Score: 1}}
+	line := &fakeLine{ticket: Ticket{Room: "r", ID: "p1", Identity: "v:me", State: vocab.StateWaiting, Position: 1, Score: 1}}
 	w := newWaiters(line, &staleView{pos: 1}, WaitersOptions{})
 	w.alive = &line.aliveLog
 	w.open = func() map[string][]string { return map[string][]string{"r": {"s1"}} }

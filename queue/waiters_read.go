@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // Status is identity's ticket as a status read or a poll asks for it. A
@@ -17,11 +19,11 @@ import (
 func (w *Waiters) Status(ctx context.Context, room, id, identity string) (Ticket, Settings, error) {
 	now := time.Now()
 	if t, ok := w.local(room, id, identity, now); ok {
-		s, err := w.line.Room(ctx, room) // cached; the last known when the store fails
+		s, err := w.line.Settings(ctx, room) // cached; the last known when the store fails
 		if err != nil {
 			return Ticket{}, Settings{}, err
 		}
-		if t.State == StateWaiting {
+		if t.State == vocab.StateWaiting {
 			w.pos.Watch(room)
 			w.polledNow(room, id)
 		}
@@ -38,7 +40,7 @@ func (w *Waiters) Status(ctx context.Context, room, id, identity string) (Ticket
 		}
 		return t, s, err
 	}
-	if t.State == StateWaiting {
+	if t.State == vocab.StateWaiting {
 		w.pos.Watch(room)
 		w.floor(room, &t)
 	}
@@ -61,7 +63,7 @@ func (w *Waiters) floor(room string, t *Ticket) {
 func (w *Waiters) stale(ctx context.Context, room, id, identity string, now time.Time) (Ticket, Settings, bool) {
 	w.mu.Lock()
 	k := w.known[room][id]
-	if k == nil || k.t.State != StateWaiting || k.t.Identity != identity || k.best <= 0 {
+	if k == nil || k.t.State != vocab.StateWaiting || k.t.Identity != identity || k.best <= 0 {
 		w.mu.Unlock()
 		return Ticket{}, Settings{}, false
 	}
@@ -69,7 +71,7 @@ func (w *Waiters) stale(ctx context.Context, room, id, identity string, now time
 	t := k.t
 	t.Position, t.Waiting, t.Stale = k.best, max(k.waiting, k.best), true
 	w.mu.Unlock()
-	s, err := w.line.Room(ctx, room) // the cached settings while the store fails
+	s, err := w.line.Settings(ctx, room) // the cached settings while the store fails
 	if err != nil {
 		return Ticket{}, Settings{}, false
 	}
@@ -97,7 +99,7 @@ func (w *Waiters) Fetch(ctx context.Context, room string, ids []string) ([]Ticke
 	var s Settings
 	if len(read) < len(ids) {
 		var err error
-		if s, err = w.line.Room(ctx, room); err != nil {
+		if s, err = w.line.Settings(ctx, room); err != nil {
 			return nil, Settings{}, err
 		}
 		for i := range ts {
@@ -130,7 +132,7 @@ func (w *Waiters) Fetch(ctx context.Context, room string, ids []string) ([]Ticke
 func (w *Waiters) Connect(ctx context.Context, room, id, identity string) (t Ticket, s Settings, current bool, err error) {
 	gen := w.gen.Load()
 	if kept, ok := w.first(room, id, identity, time.Now()); ok {
-		if s, err = w.line.Room(ctx, room); err != nil {
+		if s, err = w.line.Settings(ctx, room); err != nil {
 			return Ticket{}, Settings{}, false, err
 		}
 		t = kept

@@ -12,6 +12,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/memstore"
 	"github.com/waitroom/waitroom/internal/testkit"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -178,7 +179,7 @@ func TestAPollOfAWaitingTicketReadsNothing(t *testing.T) {
 	f.enter(t, "first")
 	tk := f.enter(t, "second")
 	before := f.store.readCount()
-	if got := f.poll(t, tk); got.State != queue.StateWaiting || got.Position != 2 {
+	if got := f.poll(t, tk); got.State != vocab.StateWaiting || got.Position != 2 {
 		t.Fatalf("first poll: %s at %d, want waiting at 2", got.State, got.Position)
 	}
 	if f.store.readCount() != before+1 {
@@ -187,7 +188,7 @@ func TestAPollOfAWaitingTicketReadsNothing(t *testing.T) {
 	f.local(t, tk)
 	before = f.store.readCount()
 	for range 100 {
-		if got := f.poll(t, tk); got.State != queue.StateWaiting || got.Position != 2 || got.Waiting != 2 || got.Stale {
+		if got := f.poll(t, tk); got.State != vocab.StateWaiting || got.Position != 2 || got.Waiting != 2 || got.Stale {
 			t.Fatalf("poll: %+v, want waiting at 2 of 2, not stale", got)
 		}
 	}
@@ -248,7 +249,7 @@ func TestALeftTicketIsNotWaiting(t *testing.T) {
 	if err := f.w.Leave(f.ctx, "sale", tk.ID, tk.Identity); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.poll(t, tk); got.State != queue.StateExpired || got.Reason != "left" {
+	if got := f.poll(t, tk); got.State != vocab.StateExpired || got.Reason != "left" {
 		t.Fatalf("poll right after leave: %s (%s), want expired (left)", got.State, got.Reason)
 	}
 
@@ -259,7 +260,7 @@ func TestALeftTicketIsNotWaiting(t *testing.T) {
 		t.Fatal(err)
 	}
 	testkit.Until(t, 10*time.Second, "the leave on another server heard", func() bool {
-		return f.poll(t, elsewhere).State == queue.StateExpired
+		return f.poll(t, elsewhere).State == vocab.StateExpired
 	})
 }
 
@@ -280,7 +281,7 @@ func TestAPollerThatStopsIsDropped(t *testing.T) {
 	})
 	tick := func() queue.Stats {
 		t.Helper()
-		s, err := f.line.Room(f.ctx, "sale")
+		s, err := f.line.Settings(f.ctx, "sale")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -316,9 +317,9 @@ func TestAPollerThatStopsIsDropped(t *testing.T) {
 	// The abandonment reaches the view with its next log read.
 	testkit.Until(t, 10*time.Second, "the stopped poller seen abandoned", func() bool {
 		got := f.poll(t, stops)
-		return got.State == queue.StateExpired && got.Reason == "abandoned"
+		return got.State == vocab.StateExpired && got.Reason == "abandoned"
 	})
-	if got := f.poll(t, stays); got.State != queue.StateWaiting || got.Position != 1 {
+	if got := f.poll(t, stays); got.State != vocab.StateWaiting || got.Position != 1 {
 		t.Fatalf("the poller: %s at %d, want waiting at 1", got.State, got.Position)
 	}
 }
@@ -337,7 +338,7 @@ func TestABusyStoreGivesAStaleAnswer(t *testing.T) {
 	}
 	f.store.setBusy(true)
 	got := f.poll(t, tk)
-	if got.State != queue.StateWaiting || got.Position != 2 || got.Waiting < 2 || !got.Stale {
+	if got.State != vocab.StateWaiting || got.Position != 2 || got.Waiting < 2 || !got.Stale {
 		t.Fatalf("poll while busy: %+v, want waiting at 2, stale", got)
 	}
 	if v, _ := f.line.View(got, &queue.Settings{}); !v.Stale {

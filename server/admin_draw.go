@@ -14,7 +14,7 @@ import (
 
 // drawAdmin is what the scheduled opening's admin handlers need of the line.
 type drawAdmin interface {
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	StoredSettings(ctx context.Context, room string) (queue.Settings, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
 	LastDraw(ctx context.Context, room string) (queue.DrawRecord, bool, error)
 	OpenNow(ctx context.Context, room string) (queue.Settings, error)
@@ -36,7 +36,7 @@ func handleRoomDraw(line drawAdmin) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		s, err := line.GetRoom(ctx, room)
+		s, err := line.StoredSettings(ctx, room)
 		if err != nil {
 			return err
 		}

@@ -53,7 +53,7 @@ func TestScheduledOpeningOverTheAPI(t *testing.T) {
 	}
 	wantError(t, e.admin("POST", "/admin/api/rooms/drop/open", ""), 409, "not_scheduled")
 
-	s, err := e.line.Room(context.Background(), "drop")
+	s, err := e.line.Settings(context.Background(), "drop")
 	if err != nil {
 		t.Fatal(err)
 	}

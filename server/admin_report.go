@@ -30,7 +30,7 @@ func handleRoomReport(line roomAdmin, hist reportSource) echo.HandlerFunc {
 			return &apiError{Status: http.StatusBadRequest, Code: "invalid", Field: "format", Message: "format: csv or json"}
 		}
 		ctx := c.Request().Context()
-		if _, err := line.GetRoom(ctx, room); err != nil {
+		if _, err := line.StoredSettings(ctx, room); err != nil {
 			return err
 		}
 		now := line.Now()

@@ -18,7 +18,7 @@ import (
 type roomAdmin interface {
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 	DeleteRoom(ctx context.Context, room string) error
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	StoredSettings(ctx context.Context, room string) (queue.Settings, error)
 	ListRooms(ctx context.Context) ([]string, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
 	Now() time.Time
@@ -48,7 +48,7 @@ func handleListRooms(line roomAdmin) echo.HandlerFunc {
 		}
 		rooms := make([]roomJSON, 0, len(ids))
 		for _, id := range ids {
-			s, err := line.GetRoom(ctx, id)
+			s, err := line.StoredSettings(ctx, id)
 			if errors.Is(err, queue.ErrRoomNotFound) {
 				continue // deleted meanwhile
 			}
@@ -68,7 +68,7 @@ func handleGetRoom(line roomAdmin) echo.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		s, err := line.GetRoom(c.Request().Context(), room)
+		s, err := line.StoredSettings(c.Request().Context(), room)
 		if err != nil {
 			return err
 		}
@@ -97,7 +97,7 @@ func handlePutRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		old, getErr := line.GetRoom(ctx, room)
+		old, getErr := line.StoredSettings(ctx, room)
 		if getErr == nil {
 			if err := refuseDroppedFields(data, old); err != nil {
 				return err
@@ -138,7 +138,7 @@ func handleRoomStats(line roomAdmin) echo.HandlerFunc {
 			return err
 		}
 		ctx := c.Request().Context()
-		if _, err := line.GetRoom(ctx, room); err != nil {
+		if _, err := line.StoredSettings(ctx, room); err != nil {
 			return err
 		}
 		st, err := line.Stats(ctx, room, line.Now())

@@ -34,7 +34,7 @@ func handlePatchRoom(line roomAdmin, log *slog.Logger) echo.HandlerFunc {
 			return errPatchNotObject
 		}
 		ctx := c.Request().Context()
-		old, err := line.GetRoom(ctx, room)
+		old, err := line.StoredSettings(ctx, room)
 		if err != nil {
 			return err
 		}

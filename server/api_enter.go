@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -19,6 +20,7 @@ type enterer interface {
 	cachedRooms
 	ticketViewer
 	pow.Line
+	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	Now() time.Time
 	HeldIntent(room, identity string) (string, bool)
 }
@@ -86,7 +88,7 @@ func takePlace(c echo.Context, line enterer, ids identities, g powGate, waiters 
 
 func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, userToken, powPayload string, challenge bool) (queue.Ticket, queue.Settings, error) {
 	ctx := c.Request().Context()
-	s, err := line.Room(ctx, room)
+	s, err := line.Settings(ctx, room)
 	if err != nil {
 		return queue.Ticket{}, queue.Settings{}, err
 	}
@@ -105,7 +107,17 @@ func enterPlace(c echo.Context, line enterer, ids identities, g powGate, room, u
 	client := pow.Client{Identity: identity, Bucket: g.network(c)}
 	var t queue.Ticket
 	if challenge {
-		t, s, err = g.Enter(ctx, line, s, room, client, powPayload)
+		// The proof of work is a check before the enter; its verdict then
+		// words the enter's refusal.
+		var ch pow.Check
+		if ch, err = g.Check(ctx, line, s, room, client, powPayload); err == nil {
+			var got queue.Settings
+			t, got, err = line.EnterWith(ctx, room, identity, ch.Proof)
+			refused := ch.Refused != nil && errors.Is(err, queue.ErrProofRequired)
+			if err = g.Entered(ctx, line, s, room, client, ch, err); !refused {
+				s = got // a refused newcomer keeps the settings it was refused under
+			}
+		}
 	} else {
 		var proof queue.EntryProof
 		if proof, err = g.Proof(ctx, line, s, room, client, powPayload); err == nil {

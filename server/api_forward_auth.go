@@ -18,7 +18,7 @@ type forwardAuther interface {
 
 // roomGetter tells whether a room exists.
 type roomGetter interface {
-	Room(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
 }
 
 // handleForwardAuth: any method on /api/rooms/{room}/forward-auth[/path],
@@ -38,7 +38,7 @@ func handleForwardAuth(rooms roomGetter, fa forwardAuther) echo.HandlerFunc {
 		// A room that does not exist is a misconfigured proxy, not a
 		// visitor to send to a waiting page that would say the same.
 		// When Redis is down the gate decides (offline verification).
-		if _, err := rooms.Room(c.Request().Context(), room); errors.Is(err, queue.ErrRoomNotFound) {
+		if _, err := rooms.Settings(c.Request().Context(), room); errors.Is(err, queue.ErrRoomNotFound) {
 			return errRoomNotFound
 		}
 		orig := gate.OriginalOf(c.Request().Header, c.Param("*"))

@@ -80,7 +80,7 @@ func acceptIntent(c echo.Context, rooms cachedRooms, deg degradeFlag, ids identi
 	if !deg.Degraded() {
 		return outbox.Intent{}, errNotDegraded
 	}
-	s, ok := rooms.CachedRoom(room)
+	s, ok := rooms.CachedSettings(room)
 	if !ok {
 		return outbox.Intent{}, errRoomNotFound // see bypassed
 	}
@@ -178,7 +178,7 @@ func ownIntent(c echo.Context, rooms cachedRooms, ids identities, store intentSt
 	if err != nil {
 		return outbox.Intent{}, intentError(err)
 	}
-	s, _ := rooms.CachedRoom(in.Room)
+	s, _ := rooms.CachedSettings(in.Room)
 	visitor, err := ids.forRead(c, s)
 	if err != nil || visitor == "" || visitor != in.Visitor {
 		return outbox.Intent{}, intentError(outbox.ErrNotFound)

@@ -434,7 +434,7 @@ func TestReclaimedTokenStopsVerifying(t *testing.T) {
 	ctx := context.Background()
 	// Reclaim by tick while the JWT itself is still within exp (exp is rounded down, the slot is not).
 	e.clock.Advance(5 * time.Second)
-	s, _ := e.line.Room(ctx, "sale")
+	s, _ := e.line.Settings(ctx, "sale")
 	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func ticketOwner(c echo.Context, rooms roomReader, ids identities) (room, id, id
 	if err != nil {
 		return "", "", "", err
 	}
-	s, err := rooms.Room(c.Request().Context(), room)
+	s, err := rooms.Settings(c.Request().Context(), room)
 	if err != nil {
 		return "", "", "", err
 	}

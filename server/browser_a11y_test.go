@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -165,7 +166,7 @@ func TestBrowserAccessibility(t *testing.T) {
 			t.Errorf("%s %s: progress %d%% at #%d, entered at #%d: want %d%%", l.Lang, l.Viewport, l.Progress, l.Position, l.Entry, want)
 		}
 		tks, _, err := site.line.StatusMany(ctx, browserRoom, []string{l.Ticket})
-		if err != nil || len(tks) != 1 || tks[0].State == queue.StateWaiting {
+		if err != nil || len(tks) != 1 || tks[0].State == vocab.StateWaiting {
 			t.Errorf("%s %s: ticket after leaving: %+v %v", l.Lang, l.Viewport, tks, err)
 		}
 	}

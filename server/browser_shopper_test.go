@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -74,7 +75,7 @@ func TestBrowserShopperPages(t *testing.T) {
 	t.Logf("sold out undone: the newcomer's page showed place %d %d ms after the admin call", s.Position, s.ShownMs)
 	if s.Ticket != "" {
 		tks, _, err := site.line.StatusMany(ctx, "sold", []string{s.Ticket})
-		if err != nil || len(tks) != 1 || tks[0].State != queue.StateWaiting || tks[0].Position != 1 {
+		if err != nil || len(tks) != 1 || tks[0].State != vocab.StateWaiting || tks[0].Position != 1 {
 			t.Errorf("the newcomer's ticket in the line: %+v %v", tks, err)
 		}
 	}
@@ -88,7 +89,7 @@ func TestBrowserShopperPages(t *testing.T) {
 		t.Errorf("leaving the draw %+v", d)
 	}
 	tks, _, err := site.line.StatusMany(ctx, "draw", []string{d.Ticket})
-	if err != nil || len(tks) != 1 || tks[0].State == queue.StateWaiting {
+	if err != nil || len(tks) != 1 || tks[0].State == vocab.StateWaiting {
 		t.Errorf("the draw ticket after leaving: %+v %v", tks, err)
 	}
 }

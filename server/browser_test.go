@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -151,7 +152,7 @@ func browserVisitScenario(t *testing.T, kit browserKit, block browserBlock, want
 		t.Errorf("admitted at %d with countdowns %q: want the admitted block with a countdown", v.AdmittedAt, v.Countdowns)
 	}
 	tks, _, err := site.line.StatusMany(context.Background(), browserRoom, []string{v.Ticket})
-	if err != nil || len(tks) != 1 || tks[0].State != queue.StateAdmitted {
+	if err != nil || len(tks) != 1 || tks[0].State != vocab.StateAdmitted {
 		t.Fatalf("ticket after the visit: %+v %v", tks, err)
 	}
 	tk := tks[0]

@@ -162,7 +162,7 @@ func TestPlacesPerIPFreeWhenAPlaceEnds(t *testing.T) {
 	wantLimited(t, e.do(e.browser(), "POST", "/api/rooms/sale/enter", "", from("203.0.113.9")...), "too_many_places", "places_per_ip")
 
 	// An abandoned place frees its count too, once the admission loop drops it.
-	s, err := e.line.Room(context.Background(), "sale")
+	s, err := e.line.Settings(context.Background(), "sale")
 	if err != nil {
 		t.Fatal(err)
 	}

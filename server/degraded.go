@@ -3,6 +3,7 @@ package server
 import (
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -16,7 +17,7 @@ func (never) Degraded() bool { return false }
 // cachedRooms is what the degraded path needs of the line: settings without
 // asking a Redis that is down.
 type cachedRooms interface {
-	CachedRoom(room string) (queue.Settings, bool)
+	CachedSettings(room string) (queue.Settings, bool)
 }
 
 func acceptURL(room string) string { return "/rooms/" + room + "/accept" }
@@ -26,11 +27,11 @@ func acceptURL(room string) string { return "/rooms/" + room + "/accept" }
 // server's admission loop reads every room each tick, so a room missing from
 // the cache did not exist when Redis went away.
 func bypassed(rooms cachedRooms, room, ticket string) (queue.View, error) {
-	s, ok := rooms.CachedRoom(room)
+	s, ok := rooms.CachedSettings(room)
 	if !ok {
 		return queue.View{}, errRoomNotFound
 	}
-	v := queue.NewView(queue.Ticket{Room: room, ID: ticket, State: queue.StateBypassed}, &s, nil, time.Time{}, "")
+	v := queue.NewView(queue.Ticket{Room: room, ID: ticket, State: vocab.StateBypassed}, &s, nil, time.Time{}, "")
 	u := acceptURL(room)
 	v.AcceptURL = &u
 	return v, nil

@@ -128,7 +128,7 @@ func TestRedisKilledSwitchesToIntentsAndBack(t *testing.T) {
 	wantError(t, e.do(waiter, "POST", "/api/rooms/sale/intents", `{"payload": {"quantity": 1}}`), 409, "not_degraded")
 	// Let every server's admission loop have read the room.
 	testkit.Eventually(t, 5*time.Second, func() error {
-		if _, ok := e.line.CachedRoom("sale"); ok {
+		if _, ok := e.line.CachedSettings("sale"); ok {
 			return nil
 		}
 		return errors.New("room never cached")
@@ -212,7 +212,7 @@ func TestDrillForcesDegradedMode(t *testing.T) {
 	e := newDegradedEnv(t)
 	e.putRoom("sale", `{}`)
 	testkit.Eventually(t, 5*time.Second, func() error {
-		if _, ok := e.line.CachedRoom("sale"); ok {
+		if _, ok := e.line.CachedSettings("sale"); ok {
 			return nil
 		}
 		return errors.New("room never cached")
@@ -268,7 +268,7 @@ func TestTwoServersAnswerEveryIntent(t *testing.T) {
 	a.putRoom("sale", `{"product_id": "sneaker-drop"}`)
 	for _, s := range []*degradedEnv{a, b} {
 		testkit.Eventually(t, 5*time.Second, func() error {
-			if _, ok := s.line.CachedRoom("sale"); ok {
+			if _, ok := s.line.CachedSettings("sale"); ok {
 				return nil
 			}
 			return errors.New("room never cached")

@@ -56,11 +56,11 @@ func handleEmbedPage(line embedRooms, deg degradeFlag) echo.HandlerFunc {
 // not probe a Redis that is down.
 func embedRoom(c echo.Context, line embedRooms, deg degradeFlag, room string) (queue.Settings, error) {
 	if deg.Degraded() {
-		s, ok := line.CachedRoom(room)
+		s, ok := line.CachedSettings(room)
 		if !ok {
 			return queue.Settings{}, errRoomNotFound
 		}
 		return s, nil
 	}
-	return line.Room(c.Request().Context(), room)
+	return line.Settings(c.Request().Context(), room)
 }

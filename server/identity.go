@@ -40,7 +40,7 @@ type visitorIDs interface {
 
 // roomReader is the narrow view identities need of the line.
 type roomReader interface {
-	Room(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
 }
 
 // fromUserToken returns "u:<sub>" for a valid user token, or a 400 error.

@@ -42,7 +42,7 @@ func threeServers(t *testing.T, room string) ([]*degradedEnv, *kafkatest.Broker)
 func waitCached(t *testing.T, s *degradedEnv) {
 	t.Helper()
 	testkit.Eventually(t, 5*time.Second, func() error { // the admission loop caches it: nothing to await
-		if _, ok := s.line.CachedRoom("sale"); ok {
+		if _, ok := s.line.CachedSettings("sale"); ok {
 			return nil
 		}
 		return errors.New("room never cached")

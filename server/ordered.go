@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -44,7 +45,7 @@ func orderedView(room string, err error) (queue.View, bool) {
 	}
 	u := orderedURL(room, oe.intentID, "")
 	id := oe.intentID
-	return queue.View{Room: room, State: queue.StateOrdered, IntentID: &id, AcceptURL: &u}, true
+	return queue.View{Room: room, State: vocab.StateOrdered, Display: vocab.DisplayOrdered, IntentID: &id, AcceptURL: &u}, true
 }
 
 // orderedURL is the accept page showing the intent, told not to send the

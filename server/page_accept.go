@@ -24,10 +24,10 @@ type acceptPageDeps struct {
 }
 
 func (d acceptPageDeps) props(c echo.Context, room string) (templates.AcceptProps, error) {
-	s, ok := d.line.CachedRoom(room)
+	s, ok := d.line.CachedSettings(room)
 	if !ok {
 		var err error
-		if s, err = d.line.Room(c.Request().Context(), room); err != nil {
+		if s, err = d.line.Settings(c.Request().Context(), room); err != nil {
 			return templates.AcceptProps{}, err
 		}
 	}

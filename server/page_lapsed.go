@@ -21,7 +21,7 @@ func lapsedPage(c echo.Context, line enterer, room string) (bool, error) {
 	if !vocab.Lapsed(reason) || c.QueryParam("again") != "" {
 		return false, nil
 	}
-	s, err := line.Room(c.Request().Context(), room)
+	s, err := line.Settings(c.Request().Context(), room)
 	if err != nil {
 		return true, err
 	}
@@ -31,7 +31,7 @@ func lapsedPage(c echo.Context, line enterer, room string) (bool, error) {
 	return true, render.Page(c, http.StatusOK, templates.WaitingPage(templates.WaitingProps{
 		Lang: lang, Room: room, Title: s.Title.In(string(lang)), Message: s.Message.In(string(lang)),
 		Theme:      templates.Theme{Color: s.ThemeColor, LogoURL: s.LogoURL},
-		Ticket:     templates.TicketView{State: templates.StateExpired, Reason: reason},
+		Ticket:     templates.TicketView{State: vocab.StateExpired, Reason: reason},
 		LastUpdate: now, Now: now,
 	}))
 }

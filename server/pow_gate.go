@@ -130,9 +130,9 @@ func handleChallenge(line challengeRooms, ids identities, g powGate) echo.Handle
 		if err != nil {
 			return err
 		}
-		s, ok := line.CachedRoom(room)
+		s, ok := line.CachedSettings(room)
 		if !ok {
-			if s, err = line.Room(c.Request().Context(), room); err != nil {
+			if s, err = line.Settings(c.Request().Context(), room); err != nil {
 				return err
 			}
 		}

@@ -288,7 +288,7 @@ func TestPowDegradedIntent(t *testing.T) {
 	e := newDegradedEnv(t)
 	e.putRoom("sale", powRoom)
 	testkit.Eventually(t, 5*time.Second, func() error { // the room reaches the cache by its own loop
-		if _, ok := e.line.CachedRoom("sale"); ok {
+		if _, ok := e.line.CachedSettings("sale"); ok {
 			return nil
 		}
 		return errors.New("room never cached")

@@ -72,7 +72,7 @@ func TestClearedOrEarlierOpeningDrawsOpenPages(t *testing.T) {
 			}
 			tick := func(due bool) {
 				t.Helper()
-				s, err := e.line.Room(ctx, "sale")
+				s, err := e.line.Settings(ctx, "sale")
 				if err != nil {
 					t.Fatal(err)
 				}

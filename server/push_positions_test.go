@@ -177,7 +177,7 @@ func TestOpenSocketsKeepTheirPlaceWithoutReads(t *testing.T) {
 	e.clock.Advance(15 * time.Second) // 30 s: past abandon_after_s for the closed one
 	want = at()
 	await(t, "the second batched sign of life", func() bool { _, a := w.state(staysID); return a == want })
-	s, _ := e.line.Room(ctx, "sale")
+	s, _ := e.line.Settings(ctx, "sale")
 	s.Paused = false
 	s.Capacity = 0 // admit nobody: this tick only abandons
 	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {
@@ -320,7 +320,7 @@ func TestAConnectionRightAfterItsEnterIsNotRead(t *testing.T) {
 	// Admitted between its enter and its connection: read, and admitted.
 	third := e.browser()
 	id3 := e.do(third, "POST", "/api/rooms/sale/enter", "").body["ticket"].(string)
-	s, _ := e.line.Room(ctx, "sale")
+	s, _ := e.line.Settings(ctx, "sale")
 	s.Paused, s.BatchSize = false, 3
 	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {
 		t.Fatal(err)
@@ -363,7 +363,7 @@ func TestAnAdmissionHeardIsShownWithoutARead(t *testing.T) {
 		t.Fatalf("first message: %v", m)
 	}
 	before := w.get()
-	s, _ := e.line.Room(ctx, "sale")
+	s, _ := e.line.Settings(ctx, "sale")
 	s.Paused = false
 	if r, err := e.line.Tick(ctx, "sale", &s); err != nil || len(r.Admitted) != 1 {
 		t.Fatalf("tick: %+v %v", r, err)

@@ -45,7 +45,7 @@ func TestAdmissionIsPushedAtOnce(t *testing.T) {
 	if m := readTicket(t, ctx, ws); m["paused"] != false {
 		t.Fatalf("after resume: %v", m)
 	}
-	s, _ := e.line.Room(ctx, "sale")
+	s, _ := e.line.Settings(ctx, "sale")
 	e.clock.Advance(time.Second)
 	start := time.Now()
 	if _, err := e.line.Tick(ctx, "sale", &s); err != nil {

@@ -3,6 +3,8 @@ package templates
 import (
 	"strings"
 	"testing"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // TestWaitingPageLapsed: a slot that lapsed says why, in every language,
@@ -20,7 +22,7 @@ func TestWaitingPageLapsed(t *testing.T) {
 		{English, "abandoned", "Your place in line has expired", "This place is no longer held"},
 	} {
 		p := waitingProps(c.lang)
-		p.Ticket = TicketView{State: StateExpired, Reason: c.reason}
+		p.Ticket = TicketView{State: vocab.StateExpired, Reason: c.reason}
 		doc := render(t, WaitingPage(p))
 		if !visible(t, doc, "expired") {
 			t.Fatalf("%s %s: expired block hidden", c.lang, c.reason)

@@ -59,21 +59,9 @@ type TicketView struct {
 	OpensAt        time.Time // the scheduled opening; zero without one
 }
 
-// Ticket states, as in the ticket JSON (internal/vocab defines them).
-const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateExpired  = vocab.StateExpired
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed
-	StateSoldOut  = vocab.StateSoldOut
-	StateFull     = vocab.StateFull
-	// StateChecking is the page's own: no place yet, the browser is solving
-	// the room's proof-of-work challenge.
-	StateChecking vocab.State = "checking"
-
-	StateScheduled = vocab.StateScheduled // in the pre-queue of a scheduled opening
-)
+// StateChecking is the page's own: no place yet, the browser is solving
+// the room's proof-of-work challenge.
+const StateChecking = vocab.State(vocab.DisplayChecking)
 
 // TicketViewFromJSON reads the API's ticket JSON (queue.View).
 func TicketViewFromJSON(b []byte) (TicketView, error) {
@@ -143,34 +131,23 @@ func (p WaitingProps) title() string {
 
 // pageTitle puts the place in line first, so it shows in a background tab.
 func (p WaitingProps) pageTitle() string {
-	if p.Ticket.State == StateWaiting && p.Ticket.Position > 0 && p.Ticket.Method != vocab.MethodRandom {
+	if p.Ticket.State == vocab.StateWaiting && p.Ticket.Position > 0 && p.Ticket.Method != vocab.MethodRandom {
 		return "(" + FormatNumber(p.Lang, p.Ticket.Position) + ") " + p.title()
 	}
 	return p.title()
 }
 
-// Blocks of the waiting page beside the states' own (web/page.ts has the same).
-const (
-	blockDraw        = "draw"        // waiting in a random line: no place, a draw
-	blockMaintenance = "maintenance" // closed because the room rejects everyone
-)
-
-// block is the page block the ticket shows: its state's, or a variant.
+// block is the page block the ticket shows: its display state
+// (vocab.DisplayOf, the rule queue.View's display carries to the script).
 func (p WaitingProps) block() string {
-	switch {
-	case p.Ticket.State == StateWaiting && p.Ticket.Method == vocab.MethodRandom:
-		return blockDraw
-	case p.Ticket.State == StateClosed && p.Ticket.Reason == "maintenance":
-		return blockMaintenance
-	}
-	return string(p.Ticket.State)
+	return string(vocab.DisplayOf(p.Ticket.State, p.Ticket.Method, p.Ticket.Reason))
 }
 
 // inLine reports whether the ticket holds a place the line keeps live: the
 // waiting block or the draw, which share the live status and leaving.
 func (p WaitingProps) inLine() bool {
 	b := p.block()
-	return b == string(StateWaiting) || b == blockDraw
+	return b == string(vocab.DisplayWaiting) || b == string(vocab.DisplayDraw)
 }
 
 // refreshSeconds is the tier interval rounded up to whole seconds.
@@ -247,19 +224,19 @@ func (p WaitingProps) lastUpdate() time.Time {
 func (p WaitingProps) layout() LayoutProps {
 	lp := LayoutProps{Lang: p.Lang, Title: p.pageTitle(), Theme: p.Theme, Script: true}
 	switch p.Ticket.State {
-	case StateWaiting, StateScheduled, StateSoldOut, StateFull:
+	case vocab.StateWaiting, vocab.StateScheduled, vocab.StateSoldOut, vocab.StateFull:
 		// A sold out page comes back when the operator undoes it; a full
 		// one tries again after its hint.
 		lp.RefreshSeconds = p.refreshSeconds()
-	case StateClosed:
-		if p.block() == blockMaintenance { // an ended room does not reopen
+	case vocab.StateClosed:
+		if p.block() == string(vocab.DisplayMaintenance) { // an ended room does not reopen
 			lp.RefreshSeconds = p.refreshSeconds()
 		}
-	case StateAdmitted:
+	case vocab.StateAdmitted:
 		if u := safeURL(p.Ticket.RedirectURL); u != "" {
 			lp.RefreshSeconds, lp.RefreshURL = int(p.secondsToOrderable()), u
 		}
-	case StateBypassed:
+	case vocab.StateBypassed:
 		lp.RefreshURL = safeURL(p.Ticket.AcceptURL)
 	}
 	return lp

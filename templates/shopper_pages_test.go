@@ -18,11 +18,11 @@ func koreanShopperPages() map[string]templ.Component {
 		return WaitingPage(WaitingProps{Lang: ko, Room: "drop", Ticket: v, LastUpdate: now, Now: now})
 	}
 	return map[string]templ.Component{
-		"draw":           wait(TicketView{State: StateWaiting, Method: vocab.MethodRandom, Waiting: 10, ETASeconds: -1, NextUpdateMS: 2000}),
-		"sold-out":       wait(TicketView{State: StateSoldOut, SoldOutMessage: "감사합니다", ETASeconds: -1}),
-		"maintenance":    wait(TicketView{State: StateClosed, Reason: "maintenance", ETASeconds: -1}),
-		"full":           wait(TicketView{State: StateFull, RetryAfterS: 15, ETASeconds: -1}),
-		"scheduled":      wait(TicketView{State: StateScheduled, OpensAt: now.Add(time.Hour), ETASeconds: -1}),
+		"draw":           wait(TicketView{State: vocab.StateWaiting, Method: vocab.MethodRandom, Waiting: 10, ETASeconds: -1, NextUpdateMS: 2000}),
+		"sold-out":       wait(TicketView{State: vocab.StateSoldOut, SoldOutMessage: "감사합니다", ETASeconds: -1}),
+		"maintenance":    wait(TicketView{State: vocab.StateClosed, Reason: "maintenance", ETASeconds: -1}),
+		"full":           wait(TicketView{State: vocab.StateFull, RetryAfterS: 15, ETASeconds: -1}),
+		"scheduled":      wait(TicketView{State: vocab.StateScheduled, OpensAt: now.Add(time.Hour), ETASeconds: -1}),
 		"accept-unknown": AcceptPage(AcceptProps{Lang: ko, Room: "drop", Degraded: true, Unknown: true}),
 	}
 }
@@ -35,13 +35,13 @@ func TestLiveStatusGoesWithAPlace(t *testing.T) {
 		v    TicketView
 		want bool
 	}{
-		{"waiting", TicketView{State: StateWaiting, Position: 3, Waiting: 5}, true},
-		{"draw", TicketView{State: StateWaiting, Method: vocab.MethodRandom, Waiting: 5}, true},
-		{"scheduled", TicketView{State: StateScheduled, OpensAt: now.Add(time.Hour)}, false},
-		{"sold out", TicketView{State: StateSoldOut}, false},
-		{"maintenance", TicketView{State: StateClosed, Reason: "maintenance"}, false},
-		{"admitted", TicketView{State: StateAdmitted, RedirectURL: "/shop", OrderableAt: now}, false},
-		{"expired", TicketView{State: StateExpired}, false},
+		{"waiting", TicketView{State: vocab.StateWaiting, Position: 3, Waiting: 5}, true},
+		{"draw", TicketView{State: vocab.StateWaiting, Method: vocab.MethodRandom, Waiting: 5}, true},
+		{"scheduled", TicketView{State: vocab.StateScheduled, OpensAt: now.Add(time.Hour)}, false},
+		{"sold out", TicketView{State: vocab.StateSoldOut}, false},
+		{"maintenance", TicketView{State: vocab.StateClosed, Reason: "maintenance"}, false},
+		{"admitted", TicketView{State: vocab.StateAdmitted, RedirectURL: "/shop", OrderableAt: now}, false},
+		{"expired", TicketView{State: vocab.StateExpired}, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			c.v.ETASeconds = -1

@@ -10,6 +10,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/static"
 )
 
@@ -33,7 +34,7 @@ func waitingProps(lang Lang) WaitingProps {
 func admittedProps(lang Lang, in time.Duration) WaitingProps {
 	p := waitingProps(lang)
 	p.Ticket = TicketView{
-		Ticket: p.Ticket.Ticket, State: StateAdmitted, NextUpdateMS: 2000,
+		Ticket: p.Ticket.Ticket, State: vocab.StateAdmitted, NextUpdateMS: 2000,
 		Token: "tok", RedirectURL: "https://shop.example/drop?wr_token=tok",
 		OrderableAt: now.Add(in),
 	}
@@ -258,7 +259,7 @@ func TestWaitingPageExpired(t *testing.T) {
 		Korean:  {"대기 순번이 만료되었습니다", "다시 입장하기"},
 	} {
 		p := waitingProps(lang)
-		p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: StateExpired}
+		p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: vocab.StateExpired}
 		doc := render(t, WaitingPage(p))
 		if !visible(t, doc, "expired") || visible(t, doc, "waiting") {
 			t.Fatalf("%s: expired block not the one shown", lang)
@@ -281,7 +282,7 @@ func TestWaitingPageExpired(t *testing.T) {
 func TestWaitingPageClosed(t *testing.T) {
 	for lang, want := range map[Lang]string{English: "This waiting room is closed", Korean: "대기실이 종료되었습니다"} {
 		p := waitingProps(lang)
-		p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: StateClosed}
+		p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: vocab.StateClosed}
 		doc := render(t, WaitingPage(p))
 		if !visible(t, doc, "closed") || visible(t, doc, "waiting") {
 			t.Fatalf("%s: closed block not the one shown", lang)
@@ -297,7 +298,7 @@ func TestWaitingPageClosed(t *testing.T) {
 
 func TestWaitingPageBypassed(t *testing.T) {
 	p := waitingProps(English)
-	p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: StateBypassed, AcceptURL: "/shop?wr_token=x"}
+	p.Ticket = TicketView{Ticket: p.Ticket.Ticket, State: vocab.StateBypassed, AcceptURL: "/shop?wr_token=x"}
 	doc := render(t, WaitingPage(p))
 	if !visible(t, doc, "bypassed") {
 		t.Fatal("bypassed block hidden")
@@ -383,7 +384,7 @@ func TestTicketViewFromJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := TicketView{
-		Ticket: "t1", State: StateAdmitted, Waiting: 3, NextUpdateMS: 2000, Paused: true,
+		Ticket: "t1", State: vocab.StateAdmitted, Waiting: 3, NextUpdateMS: 2000, Paused: true,
 		ETALowSeconds: -1, ETAHighSeconds: -1, // no range in this JSON
 		Token: "tok", RedirectURL: "https://shop.example/?wr_token=tok",
 		OrderableAt: time.Date(2030, 1, 2, 15, 4, 5, 250e6, time.UTC),
@@ -454,7 +455,7 @@ func TestWaitingPagePausedShowsNoEstimate(t *testing.T) {
 // window, how soon to reach the shop.
 func TestAdmittedPageSaysHowLongTheTurnIsHeld(t *testing.T) {
 	p := waitingProps(English)
-	p.Ticket.State = StateAdmitted
+	p.Ticket.State = vocab.StateAdmitted
 	p.HeldFor, p.ArriveWithin = 5*time.Minute, 90*time.Second
 	got := text(t, render(t, WaitingPage(p)), "admitted-held")
 	if got != "Your turn is held for 5 minutes once it starts. Reach the shop within 90 seconds, or it passes to the next person in line." {
@@ -485,7 +486,7 @@ func TestScheduledBodySaysTheDateWhenNotToday(t *testing.T) {
 		{English, time.Date(2026, 12, 2, 19, 19, 0, 0, time.UTC), "7:19 PM UTC", "Dec"},
 	} {
 		p := waitingProps(tc.lang)
-		p.Now, p.Ticket.State, p.Ticket.OpensAt = now, StateScheduled, tc.at
+		p.Now, p.Ticket.State, p.Ticket.OpensAt = now, vocab.StateScheduled, tc.at
 		got := text(t, render(t, WaitingPage(p)), "scheduled-body")
 		if !strings.Contains(got, tc.want) || (tc.avoid != "" && strings.Contains(got, tc.avoid)) {
 			t.Errorf("%s %v: %q, want %q", tc.lang, tc.at, got, tc.want)

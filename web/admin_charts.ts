@@ -21,7 +21,7 @@ interface ChartDef {
 function defs(strings: Strings): Record<string, ChartDef> {
   return {
     counts: {
-      fields: ["waiting", "active", "capacity"],
+      fields: ["waiting", "active", "capacity"], // vocab: not a state (a count)
       labels: [t(strings, "admin.stat.waiting"), t(strings, "admin.chart.active"), t(strings, "admin.chart.capacity")],
       colors: ["#1d4ed8", "#0f7a3d", "#8a5300"],
       dash: [undefined, undefined, [6, 4]],

@@ -166,7 +166,7 @@ export class View {
     tr.append(th);
     const cells: [string, string, boolean][] = [
       ["title", r.titles?.[lang] ?? r.title, false],
-      ["waiting", formatCount(r.waiting, lang), true],
+      ["waiting", formatCount(r.waiting, lang), true], // vocab: not a state (a count)
       ["active", formatActive(r.active, r.capacity, lang), true],
       ["admitted_per_s", formatRate(r.admitted_per_s, s, lang), true],
       ["state", stateText(r.paused, r.closed, r.sold_out, r.scheduled, degraded, r.active, r.capacity, s), false],

@@ -13,6 +13,7 @@
 //   waitroom:init      {user_token, key} who the visitor is, both optional
 
 import { parseTicket, safeURL, Ticket } from "./ticket";
+import { State } from "./vocab";
 
 export interface Init {
   user_token: string | null;
@@ -57,7 +58,7 @@ export function updateMessage(t: Ticket): { type: "waitroom:update" } & Ticket {
 
 /** admittedMessage is the admission, or null while the ticket lacks any part of it. */
 export function admittedMessage(t: Ticket): ({ type: "waitroom:admitted" } & Admission) | null {
-  if (t.state !== "admitted" || !t.token || !t.orderable_at || !t.redirect_url) return null;
+  if (t.state !== State.Admitted || !t.token || !t.orderable_at || !t.redirect_url) return null;
   return { type: "waitroom:admitted", token: t.token, orderable_at: t.orderable_at, redirect_url: t.redirect_url };
 }
 

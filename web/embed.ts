@@ -10,13 +10,14 @@ import { cookiesStick, embedEnv, KEY_HEADER } from "./embed-env";
 import { absolute, admittedMessage, Init, parseInit, updateMessage } from "./embed-messages";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
-import { blockFor, Page } from "./page";
+import { Page } from "./page";
 import { challengeBeside, solve } from "./pow";
 import { frozenNewcomer, REOPEN_FLOOR_MS } from "./reopen";
 import { Strings } from "./strings";
 import { isTerminal, parseTicketText, Ticket } from "./ticket";
 import { Connection } from "./transport";
 import { entryPositionFor, toView } from "./view";
+import { Display, State } from "./vocab";
 
 function readStrings(): Strings {
   try {
@@ -26,7 +27,7 @@ function readStrings(): Strings {
   }
 }
 
-const STATES = ["waiting", "admitted", "expired", "closed", "bypassed", "left"];
+const BLOCKS = [Display.Waiting, Display.Admitted, Display.Expired, Display.Closed, Display.Bypassed, Display.Left];
 
 /** Enter failures that a retry may cure: the network, or a busy server. */
 class Retryable extends Error {}
@@ -107,9 +108,9 @@ function main(): void {
     const t = absolute(raw, location.href);
     showOnly(null);
     post(updateMessage(t));
-    if (t.state === "scheduled") openingIn(t.opens_at);
+    if (t.state === State.Scheduled) openingIn(t.opens_at);
     else window.clearTimeout(opening);
-    if (t.state === "waiting") {
+    if (t.state === State.Waiting) {
       entry = entryPositionFor(entry, 0, t.position);
       const view = toView(t, entry, strings, lang);
       page.renderWaiting(view, new Date());
@@ -119,11 +120,11 @@ function main(): void {
     }
     // The full page's link leads to the standalone page: not in a frame.
     page.el("full-again")?.remove();
-    if (t.state === "expired") page.renderExpired(t.reason);
-    page.showState(blockFor(t));
+    if (t.state === State.Expired) page.renderExpired(t.reason);
+    page.showState(t.display);
     if (!isTerminal(t.state)) return;
     conn?.stop();
-    if (t.state === "admitted") {
+    if (t.state === State.Admitted) {
       const m = admittedMessage(t);
       if (m && !admittedSent) {
         admittedSent = true;
@@ -135,7 +136,7 @@ function main(): void {
       }
       countdownTo(t.orderable_at);
     }
-    if (t.state === "bypassed" && t.accept_url) {
+    if (t.state === State.Bypassed && t.accept_url) {
       page.el<HTMLAnchorElement>("bypass-link")?.setAttribute("href", t.accept_url);
     }
   }
@@ -209,7 +210,7 @@ function main(): void {
     conn = null;
     admittedSent = false;
     showOnly("connecting");
-    for (const id of STATES) {
+    for (const id of BLOCKS) {
       const el = page.el(id);
       if (el) el.hidden = true;
     }
@@ -289,7 +290,7 @@ function main(): void {
       conn = null;
       ticketURL = null;
       window.clearTimeout(opening);
-      page.showState("left");
+      page.showState(Display.Left);
       post({ type: "waitroom:left" });
     },
   );

@@ -11,6 +11,7 @@
 import { Page } from "./page";
 import { Strings, t } from "./strings";
 import { Ticket } from "./ticket";
+import { Method, State } from "./vocab";
 
 /** A wait this long (the estimate's upper end, in seconds) is worth a notification. */
 export const LONG_WAIT_S = 120;
@@ -23,8 +24,8 @@ export const LONG_WAIT_PLACE = 10;
  * or, with no estimate yet, from place 10 on.
  */
 export function longWait(tk: Ticket): boolean {
-  if (tk.state !== "waiting") return false;
-  if (tk.paused || tk.queueing_method === "random") return true;
+  if (tk.state !== State.Waiting) return false;
+  if (tk.paused || tk.queueing_method === Method.Random) return true;
   const eta = Math.max(tk.eta_s ?? -1, tk.eta_high_s ?? -1);
   if (eta < 0) return tk.position >= LONG_WAIT_PLACE;
   return eta >= LONG_WAIT_S;

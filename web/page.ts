@@ -3,37 +3,32 @@
 
 import { countdownText, formatClock, formatHourMinute, formatMoment, openingText } from "./format";
 import { Key, Strings, t } from "./strings";
-import { State, Ticket } from "./ticket";
+import { Ticket } from "./ticket";
+import { Display, Reason } from "./vocab";
 import { ConnStatus } from "./transport";
 import { WaitingView } from "./view";
 
 /**
- * "left" is the page's own: the visitor gave up the place here. "draw" and
- * "maintenance" are variants of waiting (a random line) and closed (a room
- * that rejects everyone), as templates.WaitingProps.block picks them.
+ * A block of the page is a display state (vocab.Display): the ticket's
+ * display field says which, as the server's vocab.DisplayOf picks it; "left"
+ * is the page's own (the visitor gave up the place here).
  */
-export type Block = State | "left" | "draw" | "maintenance";
+export type Block = Display;
 
+/** The blocks showState switches between (the checking step's is its own). */
 const BLOCKS: readonly Block[] = [
-  "scheduled",
-  "waiting",
-  "admitted",
-  "expired",
-  "closed",
-  "bypassed",
-  "left",
-  "draw",
-  "sold_out",
-  "full",
-  "maintenance",
+  Display.Scheduled,
+  Display.Waiting,
+  Display.Admitted,
+  Display.Expired,
+  Display.Closed,
+  Display.Bypassed,
+  Display.Left,
+  Display.Draw,
+  Display.SoldOut,
+  Display.Full,
+  Display.Maintenance,
 ];
-
-/** blockFor is the block a ticket shows. */
-export function blockFor(tk: Ticket): Block {
-  if (tk.state === "waiting" && tk.queueing_method === "random") return "draw";
-  if (tk.state === "closed" && tk.reason === "maintenance") return "maintenance";
-  return tk.state;
-}
 
 export class Page {
   constructor(
@@ -56,14 +51,14 @@ export class Page {
   showState(state: Block): void {
     // The live status and leaving go with a place in line: the waiting block or the draw.
     const footer = this.el("live-status");
-    if (footer) footer.hidden = state !== "waiting" && state !== "draw";
+    if (footer) footer.hidden = state !== Display.Waiting && state !== Display.Draw;
     for (const s of BLOCKS) {
       const block = this.el(s);
       if (!block) continue;
       const show = s === state;
       if (block.hidden === !show) continue;
       block.hidden = !show;
-      if (show && s !== "waiting") {
+      if (show && s !== Display.Waiting) {
         // A new heading is the quickest way to tell a screen reader what happened.
         const h = block.querySelector<HTMLElement>("h2");
         if (h) {
@@ -76,7 +71,7 @@ export class Page {
 
   /** renderExpired words the expired block for why the ticket ended (templates.expiredKey). */
   renderExpired(reason: string): void {
-    const lapsed = reason === "no_show" || reason === "idle";
+    const lapsed = reason === Reason.NoShow || reason === Reason.Idle;
     this.setText("expired-heading", t(this.strings, lapsed ? (`expired.${reason}.heading` as Key) : "expired.heading"));
     this.setText("expired-body", t(this.strings, lapsed ? (`expired.${reason}.body` as Key) : "expired.body"));
   }
@@ -127,7 +122,7 @@ export class Page {
       const el = this.el(id);
       if (el) el.hidden = !lost;
     }
-    for (const id of ["waiting", "draw"]) this.el(id)?.toggleAttribute("data-stale", lost);
+    for (const id of [Display.Waiting, Display.Draw]) this.el(id)?.toggleAttribute("data-stale", lost);
   }
 
   /** setEnteredAt shows the time of entry in the visitor's own time zone. */

@@ -5,13 +5,14 @@
 
 import { backoffDelay, DEFAULT_BACKOFF } from "./backoff";
 import { parseTicketText, Ticket } from "./ticket";
+import { Reason, State } from "./vocab";
 
 /** Never ask more often than this, whatever the room's tiers say: a sold out crowd is large. */
 export const REOPEN_FLOOR_MS = 2_000;
 
 /** frozenNewcomer: a ticket with no place that a room's undo can turn into one. */
 export function frozenNewcomer(t: Ticket): boolean {
-  return !t.ticket && (t.state === "sold_out" || (t.state === "closed" && t.reason === "maintenance"));
+  return !t.ticket && (t.state === State.SoldOut || (t.state === State.Closed && t.reason === Reason.Maintenance));
 }
 
 export interface ReopenHooks {

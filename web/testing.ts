@@ -2,6 +2,7 @@
 
 import { Strings } from "./strings";
 import { Ticket } from "./ticket";
+import { Display, State } from "./vocab";
 
 export const EN: Strings = {
   "waiting.ahead.zero": "No one is ahead of you",
@@ -45,7 +46,8 @@ export function ticket(over: Partial<Ticket> = {}): Ticket {
   return {
     room: "drop",
     ticket: "t1",
-    state: "waiting",
+    state: State.Waiting,
+    display: Display.Waiting,
     position: 10,
     waiting: 100,
     eta_s: 180,

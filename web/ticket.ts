@@ -1,13 +1,29 @@
 // The ticket JSON the API returns and every push message carries.
 
-export type State = "waiting" | "scheduled" | "admitted" | "expired" | "closed" | "bypassed" | "sold_out" | "full";
+import { Display, State } from "./vocab";
 
-const STATES: readonly State[] = ["waiting", "scheduled", "admitted", "expired", "closed", "bypassed", "sold_out", "full"];
+export { Display, State };
+
+/** The states this page takes a ticket in (ordered is the accept page's). */
+const STATES: readonly State[] = [
+  State.Waiting,
+  State.Scheduled,
+  State.Admitted,
+  State.Expired,
+  State.Closed,
+  State.Bypassed,
+  State.SoldOut,
+  State.Full,
+];
+
+const DISPLAYS: readonly string[] = Object.values(Display);
 
 export interface Ticket {
   room: string;
   ticket: string;
   state: State;
+  /** What the page shows (vocab.DisplayOf on the server): the state, the draw or maintenance. */
+  display: Display;
   position: number;
   waiting: number;
   /** Seconds; null (or negative on the wire) when the server has no estimate yet. */
@@ -44,7 +60,7 @@ export interface Ticket {
  * it, so its page stays connected.
  */
 export function isTerminal(state: State): boolean {
-  return state !== "waiting" && state !== "scheduled" && state !== "sold_out" && state !== "closed";
+  return state !== State.Waiting && state !== State.Scheduled && state !== State.SoldOut && state !== State.Closed;
 }
 
 function num(v: unknown, fallback: number): number {
@@ -89,6 +105,8 @@ export function parseTicket(raw: unknown): Ticket | null {
     room: typeof o.room === "string" ? o.room : "",
     ticket: o.ticket,
     state: state as State,
+    // A server from before display shows the state's own block.
+    display: typeof o.display === "string" && DISPLAYS.includes(o.display) ? (o.display as Display) : (state as Display),
     position: Math.max(0, Math.trunc(num(o.position, 0))),
     waiting: Math.max(0, Math.trunc(num(o.waiting, 0))),
     eta_s: eta < 0 ? null : eta,

@@ -4,6 +4,7 @@
 import * as ladder from "./ladder";
 import { Ladder, Transport } from "./ladder";
 import { parseTicketText, Ticket } from "./ticket";
+import { Display, State } from "./vocab";
 
 export type ConnStatus = "connecting" | "reconnecting" | Transport;
 
@@ -183,7 +184,8 @@ export class Connection {
     return {
       room: this.o.room,
       ticket: this.o.ticket,
-      state: "expired",
+      state: State.Expired,
+      display: Display.Expired,
       position: 0,
       waiting: 0,
       eta_s: null,

@@ -7,13 +7,14 @@ import { browserEnv, wsURL } from "./browser";
 import { secondsLeft } from "./format";
 import { leaveControls } from "./leave";
 import { browserNotifyEnv, NotifyOption } from "./notify";
-import { blockFor, Page } from "./page";
+import { Page } from "./page";
 import { type Challenge, factor, fetchChallenge, longer, solve } from "./pow";
 import { frozenNewcomer, reopen } from "./reopen";
 import { formatNumber, plural, Strings } from "./strings";
 import { isTerminal, parseTicketText, safeURL, Ticket } from "./ticket";
 import { Connection } from "./transport";
 import { entryPositionFor, toView } from "./view";
+import { Display, Method, State } from "./vocab";
 
 function readStrings(): Strings {
   try {
@@ -160,7 +161,7 @@ function main(): void {
   }
   const lang = d.lang || document.documentElement.lang || "en";
   const initial = parseTicketText(d.ticketJson ?? "");
-  if (initial?.state === "full") {
+  if (initial?.state === State.Full) {
     retryFull(root, initial.retry_after_s, readStrings(), lang);
     return;
   }
@@ -178,7 +179,7 @@ function main(): void {
   reopen(`/api/rooms/${encodeURIComponent(room)}/enter`, initial, {
     still: (t) => {
       page.renderMethod(t, "");
-      page.showState(blockFor(t));
+      page.showState(t.display);
     },
     placed: (t) => {
       root.dataset.ticket = t.ticket;
@@ -255,12 +256,12 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
 
   function show(t: Ticket): void {
     if (left) return;
-    if (t.state === "scheduled") {
+    if (t.state === State.Scheduled) {
       scheduled(t);
     } else {
       window.clearTimeout(opening);
     }
-    if (t.state === "waiting") {
+    if (t.state === State.Waiting) {
       entry = entryPositionFor(entry, t.entry_position, t.position);
       try {
         store?.setItem(entryKey, String(entry));
@@ -271,9 +272,9 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
       const view = toView(t, entry, strings, lang);
       page.renderWaiting(view, new Date());
       page.renderMethod(t, view.waiting);
-      page.setTitle(t.queueing_method === "random" ? null : view.position);
+      page.setTitle(t.queueing_method === Method.Random ? null : view.position);
       notify.offer(t);
-    } else if (t.state === "admitted") {
+    } else if (t.state === State.Admitted) {
       // The tab's title says it too, for a tab in the background.
       page.setTurnTitle();
       if (followed) notify.admitted(d.title ?? document.title);
@@ -281,12 +282,12 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
       page.renderMethod(t, "");
       page.setTitle(null);
     }
-    if (t.state === "expired") page.renderExpired(t.reason);
-    page.showState(blockFor(t));
+    if (t.state === State.Expired) page.renderExpired(t.reason);
+    page.showState(t.display);
     if (!isTerminal(t.state)) return;
     conn?.stop();
-    if (t.state === "admitted") admit(t);
-    if (t.state === "bypassed") {
+    if (t.state === State.Admitted) admit(t);
+    if (t.state === State.Bypassed) {
       const go = safeURL(t.accept_url ?? d.acceptUrl ?? null, location.href);
       if (go) location.assign(go);
     }
@@ -311,7 +312,7 @@ function follow(root: HTMLElement, room: string, lang: string, strings: Strings,
     left = true;
     conn?.stop();
     page.setTitle(null);
-    page.showState("left");
+    page.showState(Display.Left);
   });
 
   // Timers sleep in background tabs and networks drop: catch up at once.

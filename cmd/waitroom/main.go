@@ -268,6 +268,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		waits.Observe(room, r.Waits...)
 		hist.ObserveWaits(room, line.Now(), r.Waits...)
 	}
+	g.Go(func() error { retireOldRecords(gctx, store, log); return nil })
 	g.Go(func() error { return adm.Run(gctx) })
 	g.Go(func() error { return ctl.Run(gctx) })
 	g.Go(func() error { return srv.Run(gctx) })
@@ -332,7 +333,7 @@ func (f closerFunc) Close() error { f(); return nil }
 // seedDemoRoom creates the demo room of embedded mode unless it exists; with
 // the demo its checkout is the demo shop.
 func seedDemoRoom(ctx context.Context, line *queue.Line, withShop bool) error {
-	if _, err := line.GetRoom(ctx, "demo"); err == nil {
+	if _, err := line.StoredSettings(ctx, "demo"); err == nil {
 		return nil
 	}
 	s := queue.DefaultSettings()

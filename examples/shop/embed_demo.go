@@ -62,7 +62,7 @@ type EmbedDemo struct {
 
 // embedderRooms is what the demo needs of the line: to let itself frame the room.
 type embedderRooms interface {
-	Room(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 }
 
@@ -86,7 +86,7 @@ func StartEmbedDemo(ctx context.Context, rooms embedderRooms, cfg EmbedDemoConfi
 		host = "127.0.0.1"
 	}
 	d := &EmbedDemo{URL: "http://" + net.JoinHostPort(host, port)}
-	s, err := rooms.Room(ctx, cfg.Room)
+	s, err := rooms.Settings(ctx, cfg.Room)
 	if err == nil {
 		for _, o := range []string{"http://localhost:" + port, "http://127.0.0.1:" + port} {
 			if !slices.Contains(s.AllowedEmbedders, o) {

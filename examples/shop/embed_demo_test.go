@@ -35,7 +35,7 @@ func TestEmbedDemo(t *testing.T) {
 	}
 	defer demo.Close()
 	port := strings.TrimPrefix(demo.URL, "http://localhost:")
-	s, _ = line.Room(context.Background(), "demo")
+	s, _ = line.Settings(context.Background(), "demo")
 	if want := []string{"https://kept.example", "http://localhost:" + port, "http://127.0.0.1:" + port}; strings.Join(s.AllowedEmbedders, " ") != strings.Join(want, " ") {
 		t.Errorf("allowed_embedders %v, want %v", s.AllowedEmbedders, want)
 	}

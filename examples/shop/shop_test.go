@@ -18,6 +18,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -59,7 +60,7 @@ func TestCheckoutVerifiesThroughJWKSAndCompletes(t *testing.T) {
 	mux.Handle("/", server.New(line, server.Config{AdminToken: "admin-token-0123456789"}))
 
 	tk, _, err := line.Enter(ctx, "demo", "v:0123456789abcdef0123456789abcdef")
-	if err != nil || tk.State != queue.StateAdmitted {
+	if err != nil || tk.State != vocab.StateAdmitted {
 		t.Fatalf("enter: %+v %v", tk, err)
 	}
 	tok, _ := line.Token(tk)

@@ -18,6 +18,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -130,7 +131,7 @@ func TestCheckoutAndKafkaShareTheStock(t *testing.T) {
 func admit(t *testing.T, ctx context.Context, line *queue.Line, base string, i int) (*http.Client, int, string) {
 	t.Helper()
 	tk, _, err := line.Enter(ctx, "demo", fmt.Sprintf("v:%032x", i))
-	if err != nil || tk.State != queue.StateAdmitted {
+	if err != nil || tk.State != vocab.StateAdmitted {
 		t.Fatalf("enter %d: %+v %v", i, tk, err)
 	}
 	tok, _ := line.Token(tk)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/gate/gatekit"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -86,7 +87,7 @@ func (b *backend) Verify(ctx context.Context, tok, visitor string) (gatekit.Verd
 		return v, err
 	}
 	if b.held.completed(v.Ticket) {
-		return gatekit.Verdict{Reason: "completed", Ticket: v.Ticket}, nil
+		return gatekit.Verdict{Reason: vocab.ReasonCompleted, Ticket: v.Ticket}, nil
 	}
 	if visitor == "" {
 		return gatekit.Verdict{Reason: gatekit.ReasonOtherHolder, Ticket: v.Ticket}, nil

@@ -23,7 +23,7 @@ func TestMiddlewareFirstAcceptanceIsAnArrival(t *testing.T) {
 	}
 	f.clock.Advance(time.Minute)
 	ctx := context.Background()
-	s, err := f.line.Room(ctx, room)
+	s, err := f.line.Settings(ctx, room)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -216,7 +217,7 @@ const (
 func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 	f.t.Helper()
 	tk, _, err := f.line.Enter(context.Background(), room, queue.VisitorIdentity(visitor))
-	if err != nil || tk.State != queue.StateAdmitted {
+	if err != nil || tk.State != vocab.StateAdmitted {
 		f.t.Fatalf("enter %s: %v %v", visitor, tk.State, err)
 	}
 	tok, err := f.line.Token(tk)
@@ -228,7 +229,7 @@ func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 
 func (f *fixture) pause() {
 	f.t.Helper()
-	s, err := f.line.Room(context.Background(), room)
+	s, err := f.line.Settings(context.Background(), room)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -107,7 +107,7 @@ func TestMiddlewareOwnerTakesBackATokenAThiefPresentedFirst(t *testing.T) {
 		}
 		// The waiting page knows its visitor by waitroom's own cookie and
 		// sends it back with a fresh code.
-		s, _ := f.line.Room(context.Background(), room)
+		s, _ := f.line.Settings(context.Background(), room)
 		v, err := f.line.View(tk, &s)
 		if err != nil || v.RedirectURL == nil {
 			t.Fatalf("view: %v", err)

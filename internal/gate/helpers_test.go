@@ -21,6 +21,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/server"
 )
@@ -213,7 +214,7 @@ func (f *fixture) admit(visitor string) (queue.Ticket, string) {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	if tk.State != queue.StateAdmitted {
+	if tk.State != vocab.StateAdmitted {
 		f.t.Fatalf("visitor %s: state %s, want admitted", visitor, tk.State)
 	}
 	tok, err := f.line.Token(tk)
@@ -238,7 +239,7 @@ func (f *fixture) sign(keys *token.Keyset, c token.EntryClaims) string {
 
 func (f *fixture) pause(paused bool) {
 	f.t.Helper()
-	s, err := f.line.Room(context.Background(), room)
+	s, err := f.line.Settings(context.Background(), room)
 	if err != nil {
 		f.t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -81,7 +82,7 @@ func TestProxyRefusesACopiedToken(t *testing.T) {
 func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	f := newFixture(t, nil)
 	tk, _, err := f.line.Enter(context.Background(), room, "u:alice")
-	if err != nil || tk.State != queue.StateAdmitted {
+	if err != nil || tk.State != vocab.StateAdmitted {
 		t.Fatalf("enter: %v %s", err, tk.State)
 	}
 	tok, err := f.line.Token(tk)
@@ -100,7 +101,7 @@ func TestProxyHoldsAUsersTokenForWhoRedeemedItsCode(t *testing.T) {
 	// The owner's waiting page (it knows them by their user token) hands out
 	// a code; landing with it binds the token to the owner's browser.
 	owner := browser()
-	s, _ := f.line.Room(context.Background(), room)
+	s, _ := f.line.Settings(context.Background(), room)
 	v, err := f.line.View(tk, &s)
 	if err != nil || v.RedirectURL == nil || !strings.Contains(*v.RedirectURL, "wr_code=h.") || strings.Contains(*v.RedirectURL, "wr_token") {
 		t.Fatalf("the owner's view: %+v %v", v.RedirectURL, err)

@@ -22,7 +22,7 @@ type Line interface {
 	Complete(ctx context.Context, tok, room string) (queue.Verdict, error)
 	Hold(ctx context.Context, tok, room, holder string, mode queue.HoldMode) (queue.Verdict, error)
 	Redeem(ctx context.Context, room, code, holder string) (string, queue.Verdict, error)
-	Room(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
 	LimitClientPaid(ctx context.Context, room string, s *queue.Settings, bucket, identity string, paid int64) error
 	PlacesHeld(ctx context.Context, room, bucket string) (int64, error)
 	View(t queue.Ticket, s *queue.Settings) (queue.View, error)
@@ -119,7 +119,7 @@ func (b lineBackend) offline(tok string) gatekit.Verdict {
 // Enter answers with the ticket as waitroom's enter does (queue.View).
 func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.View, error) {
 	identity := queue.VisitorIdentity(visitor)
-	s, err := b.line.Room(ctx, b.room)
+	s, err := b.line.Settings(ctx, b.room)
 	if err != nil {
 		return queue.View{}, fmt.Errorf("gate: enter: %w", err)
 	}
@@ -131,7 +131,18 @@ func (b lineBackend) Enter(ctx context.Context, visitor, payload string) (queue.
 				Message: "too many proof-of-work challenges and solutions from this network; retry after a while"}
 		}
 	}
-	t, s, err := b.work.Enter(ctx, b.line, s, b.room, pow.Client{Identity: identity, Bucket: bucket}, payload)
+	// The proof of work is a check before the enter; its verdict then words
+	// the enter's refusal.
+	client := pow.Client{Identity: identity, Bucket: bucket}
+	ch, err := b.work.Check(ctx, b.line, s, b.room, client, payload)
+	var t queue.Ticket
+	if err == nil {
+		var got queue.Settings
+		t, got, err = b.line.EnterWith(ctx, b.room, identity, ch.Proof)
+		if err = b.work.Entered(ctx, b.line, s, b.room, client, ch, err); err == nil {
+			s = got
+		}
+	}
 	var refused *pow.Refusal
 	if errors.As(err, &refused) {
 		return queue.View{}, challenged(refused)

@@ -70,7 +70,7 @@ func TestGateAndAPIShowTheSameTicket(t *testing.T) {
 	if v, err := f.line.Complete(ctx, tok, room); err != nil || !v.Valid {
 		t.Fatalf("complete %s: %+v %v", first.ID, v, err)
 	}
-	s, err := f.line.Room(ctx, room)
+	s, err := f.line.Settings(ctx, room)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 func TestSlowClientIsDroppedWithoutBlockingOthers(t *testing.T) {
 	e := newEnv(t, Options{SendQueue: 1, WriteTimeout: time.Minute}, func(_, id string, n int, _ time.Time) Update {
-		return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
+		return Update{State: vocab.StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
 	}, nil)
 
 	slow := newBlockingTransport()
@@ -71,9 +72,9 @@ func TestSlowWebSocketReaderIsDroppedWithoutBlockingOthers(t *testing.T) {
 	big := strings.Repeat("x", 1<<20) // a few of these fill loopback's socket buffers
 	e := newEnv(t, Options{SendQueue: 1, WriteTimeout: time.Minute}, func(_, id string, n int, _ time.Time) Update {
 		if id == "slow" {
-			return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"n":%d,"pad":%q}`, n, big))}
+			return Update{State: vocab.StateWaiting, Payload: []byte(fmt.Sprintf(`{"n":%d,"pad":%q}`, n, big))}
 		}
-		return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
+		return Update{State: vocab.StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
 	}, nil)
 	slow, err := rawOpen(e.srv.Listener.Addr().String(), "ws", "r/slow") // never reads
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/jonboulle/clockwork"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // wait bounds every blocking step of a test; it is a failure timeout, never
@@ -72,12 +73,12 @@ func (f *fakeFetcher) takeCalls() []fetchCall {
 // nothing is sent unless a test changes fn.
 func waiting(interval time.Duration) func(string, string, int, time.Time) Update {
 	return func(_, id string, _ int, _ time.Time) Update {
-		return Update{State: StateWaiting, Interval: interval, Payload: []byte(firstPayload(id))}
+		return Update{State: vocab.StateWaiting, Interval: interval, Payload: []byte(firstPayload(id))}
 	}
 }
 
 func admitted(_, id string, _ int, _ time.Time) Update {
-	return Update{State: StateAdmitted, Payload: []byte(fmt.Sprintf(`{"admitted":%q}`, id))}
+	return Update{State: vocab.StateAdmitted, Payload: []byte(fmt.Sprintf(`{"admitted":%q}`, id))}
 }
 
 type env struct {

@@ -18,15 +18,6 @@ import (
 	"github.com/waitroom/waitroom/internal/vocab"
 )
 
-// Ticket states that matter to the hub (internal/vocab defines them).
-const (
-	StateWaiting  = vocab.StateWaiting
-	StateAdmitted = vocab.StateAdmitted
-	StateExpired  = vocab.StateExpired
-	StateClosed   = vocab.StateClosed
-	StateBypassed = vocab.StateBypassed
-)
-
 var (
 	// ErrClosed is returned by ServeWS and ServeSSE once Close was called.
 	ErrClosed = errors.New("push: hub closed")
@@ -198,7 +189,7 @@ func (h *Hub) register(c *client, first First) bool {
 	if t == nil {
 		t = &ticket{}
 		// Read after the last notice: current until its tier slot.
-		if first.State == StateWaiting && first.Mark != 0 && first.Mark == h.NoticeMark() {
+		if first.State == vocab.StateWaiting && first.Mark != 0 && first.Mark == h.NoticeMark() {
 			t.state, t.interval = first.State, first.Interval
 			t.next = now.Add(h.slot(t))
 		}

@@ -15,7 +15,7 @@ import (
 
 func TestFanOutOneTicketTwoTransports(t *testing.T) {
 	e := newEnv(t, Options{}, func(_, id string, n int, _ time.Time) Update {
-		return Update{State: StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
+		return Update{State: vocab.StateWaiting, Payload: []byte(fmt.Sprintf(`{"ticket":%q,"n":%d}`, id, n))}
 	}, nil)
 	ws := e.dialWS("r", "T", nil)
 	sse := e.dialSSE("r", "T")
@@ -47,7 +47,7 @@ func TestTierThrottle(t *testing.T) {
 	const interval = 2 * time.Second
 	sentinel := `{"sentinel":true}`
 	finish := func(_, _ string, _ int, _ time.Time) Update {
-		return Update{State: StateAdmitted, Payload: []byte(sentinel)}
+		return Update{State: vocab.StateAdmitted, Payload: []byte(sentinel)}
 	}
 	// readUntilSentinel forces a final push and returns what came before it:
 	// messages arrive in order, so anything sent earlier is among them.
@@ -64,7 +64,7 @@ func TestTierThrottle(t *testing.T) {
 	t.Run("changing", func(t *testing.T) {
 		e := newEnv(t, Options{}, func(_, _ string, n int, now time.Time) Update {
 			return Update{
-				State:    StateWaiting,
+				State:    vocab.StateWaiting,
 				Interval: interval,
 				Payload:  []byte(fmt.Sprintf(`{"n":%d,"at":%d}`, n, now.UnixMilli())),
 			}
@@ -114,7 +114,7 @@ func TestTierThrottle(t *testing.T) {
 func TestBatchOneFetchPerRoomPerTick(t *testing.T) {
 	intervals := map[string]time.Duration{"a1": 500 * time.Millisecond, "a2": 10 * time.Second, "a3": 500 * time.Millisecond, "b1": 10 * time.Second}
 	e := newEnv(t, Options{}, func(_, id string, _ int, _ time.Time) Update {
-		return Update{State: StateWaiting, Interval: intervals[id], Payload: []byte(firstPayload(id))}
+		return Update{State: vocab.StateWaiting, Interval: intervals[id], Payload: []byte(firstPayload(id))}
 	}, nil)
 	e.dialWS("A", "a1", nil).next()
 	e.dialWS("A", "a2", nil).next()
@@ -176,7 +176,7 @@ func TestNotifyFallsBackToNextTickWhenQueueFull(t *testing.T) {
 	e.step()
 
 	e.f.setFn(func(_, id string, n int, _ time.Time) Update {
-		return Update{State: StateWaiting, Interval: 30 * time.Second, Payload: []byte(fmt.Sprintf(`{"moved":%d}`, n))}
+		return Update{State: vocab.StateWaiting, Interval: 30 * time.Second, Payload: []byte(fmt.Sprintf(`{"moved":%d}`, n))}
 	})
 	e.hub.NotifyRoom("r")
 	e.step() // forced: pushed although the 30s slot is far off
@@ -274,10 +274,10 @@ func TestACurrentFirstMessageIsNotFetchedAgain(t *testing.T) {
 		noticeSince bool
 		wantSteps   int // ticks until the first fetch of T
 	}{
-		{"current", StateWaiting, false, int(interval / (250 * time.Millisecond))},
-		{"a notice since the mark", StateWaiting, true, 1},
+		{"current", vocab.StateWaiting, false, int(interval / (250 * time.Millisecond))},
+		{"a notice since the mark", vocab.StateWaiting, true, 1},
 		{"no state", "", false, 1},
-		{"admitted", StateAdmitted, false, 1},
+		{"admitted", vocab.StateAdmitted, false, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t, Options{}, waiting(interval), nil)

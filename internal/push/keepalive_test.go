@@ -9,6 +9,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/jonboulle/clockwork"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // pingTransport reports each ping on pings.
@@ -107,7 +108,7 @@ func TestKeepAliveOnlyAfterSilence(t *testing.T) {
 		clock.Advance(2 * time.Second)
 		now := clock.Now()
 		h.due(now)
-		u := Update{Ticket: "T", State: StateWaiting, Interval: 2 * time.Second, Payload: fmt.Appendf(nil, `{"n":%d}`, i)}
+		u := Update{Ticket: "T", State: vocab.StateWaiting, Interval: 2 * time.Second, Payload: fmt.Appendf(nil, `{"n":%d}`, i)}
 		h.apply(batch{room: "r", tickets: []string{"T"}, force: []bool{false}}, []Update{u}, now)
 		if got, want := pingAt(), time.Duration(2*i+5)*time.Second; got != want {
 			t.Fatalf("after the message at %ds the keep-alive is due at %v, want %v", 2*i, got, want)

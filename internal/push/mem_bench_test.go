@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // idleFetcher answers every ticket as waiting with its first message, so
@@ -25,7 +27,7 @@ type idleFetcher struct{}
 func (idleFetcher) Fetch(_ context.Context, _ string, tickets []string) ([]Update, error) {
 	out := make([]Update, len(tickets))
 	for i, id := range tickets {
-		out[i] = Update{Ticket: id, State: StateWaiting, Interval: 10 * time.Second, Payload: []byte(firstPayload(id))}
+		out[i] = Update{Ticket: id, State: vocab.StateWaiting, Interval: 10 * time.Second, Payload: []byte(firstPayload(id))}
 	}
 	return out, nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/jonboulle/clockwork"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 // nopTransport writes nothing anywhere.
@@ -61,7 +62,7 @@ func TestTheScheduleGivesWhatAWalkOfEveryTicketGave(t *testing.T) {
 			c := newClient(nopTransport{}, fmt.Sprintf("r%d", rng.IntN(3)), fmt.Sprintf("T%d", rng.IntN(60)), 1<<12)
 			first := First{Payload: []byte("first")}
 			if rng.IntN(2) == 0 {
-				first.State, first.Interval, first.Mark = StateWaiting, time.Duration(1+rng.IntN(3))*time.Second, h.NoticeMark()
+				first.State, first.Interval, first.Mark = vocab.StateWaiting, time.Duration(1+rng.IntN(3))*time.Second, h.NoticeMark()
 			}
 			if !h.register(c, first) {
 				t.Fatal("register")
@@ -149,7 +150,7 @@ func BenchmarkTick(b *testing.B) {
 		id := fmt.Sprintf("T%d", i)
 		payload[id] = []byte(firstPayload(id))
 		c := newClient(nopTransport{}, "r", id, 4)
-		if !h.register(c, First{Payload: payload[id], State: StateWaiting, Interval: 10 * time.Second, Mark: h.NoticeMark()}) {
+		if !h.register(c, First{Payload: payload[id], State: vocab.StateWaiting, Interval: 10 * time.Second, Mark: h.NoticeMark()}) {
 			b.Fatal("register")
 		}
 		clock.Advance(10 * time.Second / n)
@@ -161,7 +162,7 @@ func BenchmarkTick(b *testing.B) {
 		for _, bt := range h.due(now) {
 			ups = ups[:0]
 			for _, id := range bt.tickets {
-				ups = append(ups, Update{Ticket: id, State: StateWaiting, Interval: 10 * time.Second, Payload: payload[id]})
+				ups = append(ups, Update{Ticket: id, State: vocab.StateWaiting, Interval: 10 * time.Second, Payload: payload[id]})
 			}
 			h.apply(bt, ups, now)
 		}

@@ -11,7 +11,7 @@ import (
 // connection closes after a grace. A sold out or closed (maintenance) ticket
 // keeps its place while the operator may undo it: its page stays connected.
 func final(state vocab.State) bool {
-	return state != StateWaiting && state != vocab.StateSoldOut && state != StateClosed
+	return state != vocab.StateWaiting && state != vocab.StateSoldOut && state != vocab.StateClosed
 }
 
 // slot is how long a ticket may go unfetched: its tier interval, but at most

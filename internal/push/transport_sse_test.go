@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 func TestSSEHeadersAndFraming(t *testing.T) {
@@ -68,7 +70,7 @@ func TestSSEKeepAliveAndClientLeaving(t *testing.T) {
 
 func TestSSEMultilinePayload(t *testing.T) {
 	e := newEnv(t, Options{}, func(_, _ string, _ int, _ time.Time) Update {
-		return Update{State: StateAdmitted, Payload: []byte("{\n\"a\":1\n}")}
+		return Update{State: vocab.StateAdmitted, Payload: []byte("{\n\"a\":1\n}")}
 	}, nil)
 	sse := e.dialSSE("r", "T")
 	sse.next()

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/waitroom/waitroom/internal/vocab"
 )
 
 func TestWSPing(t *testing.T) {
@@ -174,7 +175,7 @@ func (c *countedConn) Write(p []byte) (int, error) {
 func TestAWSMessageIsOneWrite(t *testing.T) {
 	big := strings.Repeat("x", 6*wsBuffer)
 	e := newEnv(t, Options{}, func(_, id string, n int, _ time.Time) Update {
-		return Update{State: StateWaiting, Interval: time.Second, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, n, big)}
+		return Update{State: vocab.StateWaiting, Interval: time.Second, Payload: fmt.Appendf(nil, `{"n":%d,"pad":%q}`, n, big)}
 	}, nil)
 	srv := httptest.NewUnstartedServer(e.srv.Config.Handler)
 	counter := &writeCounter{Listener: srv.Listener}
@@ -209,9 +210,9 @@ func TestAStalledReaderGetsEveryMessageWhole(t *testing.T) {
 	pad := strings.Repeat("x", 1<<20) // 16 MB: more than loopback's socket buffers hold
 	e := newEnv(t, Options{SendQueue: 2 * n, WriteTimeout: time.Minute}, func(_, id string, k int, _ time.Time) Update {
 		if id == "big" {
-			return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, k, pad)}
+			return Update{State: vocab.StateWaiting, Payload: fmt.Appendf(nil, `{"n":%d,"pad":"%s"}`, k, pad)}
 		}
-		return Update{State: StateWaiting, Payload: fmt.Appendf(nil, `{"ticket":%q,"n":%d}`, id, k)}
+		return Update{State: vocab.StateWaiting, Payload: fmt.Appendf(nil, `{"ticket":%q,"n":%d}`, id, k)}
 	}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -271,7 +272,7 @@ func TestAStalledReaderGetsEveryMessageWhole(t *testing.T) {
 func TestFramesOfEveryLengthEncoding(t *testing.T) {
 	sizes := []int{0, 1, 125, 126, 127, 65535, 65536, 70000}
 	e := newEnv(t, Options{SendQueue: 16}, func(_, _ string, k int, _ time.Time) Update {
-		return Update{State: StateWaiting, Payload: []byte(strings.Repeat("y", sizes[(k-1)%len(sizes)]))}
+		return Update{State: vocab.StateWaiting, Payload: []byte(strings.Repeat("y", sizes[(k-1)%len(sizes)]))}
 	}, nil)
 	ws := e.dialWS("r", "T", &websocket.DialOptions{})
 	ws.conn.SetReadLimit(1 << 20)

@@ -1,8 +1,15 @@
-// Package vocab is the line's vocabulary, defined once: ticket states,
-// activation and admission modes, and the Redis key prefix. It imports
-// nothing, so the gate middleware shops build can use it without dragging in
-// echo, templ or go-redis.
+// Package vocab is the line's vocabulary, defined once: ticket states, end
+// reasons, the waiting page's display states, activation and admission
+// modes, and the Redis key prefix. It imports nothing, so the gate
+// middleware shops build can use it without dragging in echo, templ or
+// go-redis.
+//
+// The Lua scripts and the page's TypeScript read the same words from tables
+// generated from this package (gen): run go generate ./internal/vocab after
+// changing a word here, and commit what it writes.
 package vocab
+
+//go:generate go run ./gen
 
 // State is a ticket's state as the API, pages, push and gate show it.
 type State string
@@ -67,6 +74,7 @@ const (
 const KeyPrefix = "wr:"
 
 // Why a ticket ended (State expired), as the API, pages and verify say it.
+// A new reason is one more line here and in Reasons.
 const (
 	ReasonAbandoned = "abandoned" // a waiter showed no sign of life for abandon_after_s
 	ReasonReclaimed = "reclaimed" // the session ran out (session_ttl_s)
@@ -78,6 +86,12 @@ const (
 	// ReasonIdle: came to checkout, then made no request at the gate for
 	// idle_after_s; the slot went to the next in line.
 	ReasonIdle = "idle"
+)
+
+// Why a ticket reads closed (State closed).
+const (
+	ReasonEnded       = "ended"       // the room's ends_at has passed
+	ReasonMaintenance = "maintenance" // the queueing method is reject
 )
 
 // Lapsed reports whether reason is a slot the visitor lost for not using it

@@ -12,6 +12,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/roomsnap"
 )
@@ -79,7 +80,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 3 {
-		if tk, _, err := line.Enter(ctx, "sale", "before-"+string(rune('a'+i))); err != nil || tk.State != queue.StateAdmitted {
+		if tk, _, err := line.Enter(ctx, "sale", "before-"+string(rune('a'+i))); err != nil || tk.State != vocab.StateAdmitted {
 			t.Fatalf("enter before the loss: %+v %v", tk, err)
 		}
 	}
@@ -106,7 +107,7 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	clock = clockwork.NewFakeClockAt(clock.Now()) // the first life's sleepers stay on the old one
 	line = queue.NewLine(redisstore.New(rdb, prefix), keys, queue.LineOptions{Clock: clock, Snapshot: snap,
 		Jitter: func(time.Duration) time.Duration { return 0 }})
-	if got, ok := line.CachedRoom("sale"); !ok || got.Capacity != 3 || len(got.AllowedEmbedders) != 1 {
+	if got, ok := line.CachedSettings("sale"); !ok || got.Capacity != 3 || len(got.AllowedEmbedders) != 1 {
 		t.Fatalf("the restarted server does not know the room from its snapshot: %+v %v", got, ok)
 	}
 	ticked := make(chan struct{}, 100)
@@ -116,14 +117,14 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	if err := clock.BlockUntilContext(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := line.GetRoom(ctx, "sale"); err != nil {
+	if _, err := line.StoredSettings(ctx, "sale"); err != nil {
 		t.Fatalf("room not put back after the data loss: %v", err)
 	}
 	// The three tokens from before still verify offline for 60 s: a
 	// newcomer waits instead of making a fourth.
 	restoredAt := clock.Now().Truncate(time.Millisecond) // the line keeps milliseconds
 	tk, _, err := line.Enter(ctx, "sale", "after")
-	if err != nil || tk.State != queue.StateWaiting {
+	if err != nil || tk.State != vocab.StateWaiting {
 		t.Fatalf("a newcomer right after the loss: %+v %v", tk, err)
 	}
 	step := func() {
@@ -138,17 +139,17 @@ func TestRestartAcrossRedisDataLoss(t *testing.T) {
 	for range 10 {
 		step()
 	}
-	if tk, _, _ := line.Status(ctx, "sale", tk.ID, "after"); tk.State != queue.StateWaiting {
+	if tk, _, _ := line.Status(ctx, "sale", tk.ID, "after"); tk.State != vocab.StateWaiting {
 		t.Fatalf("admitted while tokens from before could still be valid: %+v", tk)
 	}
 	// Once the latest of them has expired, admission resumes.
 	for i := 0; i < 120; i++ {
 		step()
-		if tk, _, _ = line.Status(ctx, "sale", tk.ID, "after"); tk.State == queue.StateAdmitted {
+		if tk, _, _ = line.Status(ctx, "sale", tk.ID, "after"); tk.State == vocab.StateAdmitted {
 			break
 		}
 	}
-	if tk.State != queue.StateAdmitted {
+	if tk.State != vocab.StateAdmitted {
 		t.Fatalf("never admitted after the hold: %+v", tk)
 	}
 	if held := tk.AdmittedAt.Sub(restoredAt); held < 61*time.Second { // jitter 1 s + session 60 s

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -244,7 +245,7 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		return
 	}
 	t, err := g.cfg.Backend.Enter(ctx, vid, r.Header.Get(HeaderPow))
-	if stale && (err != nil || t.State != queue.StateAdmitted) {
+	if stale && (err != nil || t.State != vocab.StateAdmitted) {
 		g.cfg.Cookies.clear(w, TokenCookie) // an admitted ticket sets the new one
 	}
 	var lim *Limited
@@ -268,22 +269,22 @@ func (g *Gate) guard(w http.ResponseWriter, r *http.Request, pass http.Handler) 
 		return waitBody{Error: errorBody{Code: code, Message: msg}, WaitingRoomURL: g.cfg.WaitingURL, View: t}
 	}
 	switch t.State {
-	case queue.StateAdmitted:
+	case vocab.StateAdmitted:
 		g.admitted(w, r, pass, t, vid)
-	case queue.StateWaiting:
+	case vocab.StateWaiting:
 		msg := "checkout is busy: you are in line; ask again after retry_after_ms"
 		if refused != "" {
 			msg = "the entry token sent was refused (" + refused + "); " + msg
 		}
 		writeJSON(w, http.StatusTooManyRequests, t.NextUpdate(), held(CodeInLine, msg))
-	case queue.StateClosed:
+	case vocab.StateClosed:
 		writeJSON(w, http.StatusForbidden, 0, held(CodeClosed, "the sale has ended"))
-	case queue.StateSoldOut:
+	case vocab.StateSoldOut:
 		writeJSON(w, http.StatusForbidden, 0, held(CodeSoldOut, "the sale is sold out"))
-	case queue.StateFull:
+	case vocab.StateFull:
 		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
 			held(CodeLineFull, "the line is full: no place was taken; ask again after Retry-After"))
-	default: // queue.StateBypassed: the line is down, waitroom takes intents instead
+	default: // vocab.StateBypassed: the line is down, waitroom takes intents instead
 		writeJSON(w, http.StatusServiceUnavailable, max(t.NextUpdate(), time.Second),
 			held(CodeUnavailable, "the line is not running; submit an intent at accept_url or ask again later"))
 	}
@@ -317,7 +318,7 @@ func (g *Gate) admitted(w http.ResponseWriter, r *http.Request, pass http.Handle
 		writeJSON(w, http.StatusTooManyRequests, time.Second, waitBody{
 			Error:          errorBody{Code: CodeInLine, Message: "your turn ended (" + v.Reason + "); ask again to join the line"},
 			WaitingRoomURL: g.cfg.WaitingURL,
-			View:           queue.View{Room: t.Room, Ticket: t.Ticket, State: queue.StateExpired, Reason: v.Reason, QueueingMethod: t.QueueingMethod},
+			View:           queue.View{Room: t.Room, Ticket: t.Ticket, State: vocab.StateExpired, Display: vocab.DisplayExpired, Reason: v.Reason, QueueingMethod: t.QueueingMethod},
 		})
 	}
 }
@@ -367,7 +368,7 @@ func (g *Gate) tooEarly(w http.ResponseWriter, r *http.Request, notBefore time.T
 // the token tells: admitted, from its nbf on. The client holds the token.
 func turnAhead(v Verdict) queue.View {
 	at := v.NotBefore.UTC().Format(queue.ViewTime)
-	return queue.View{Ticket: v.Ticket, State: queue.StateAdmitted, OrderableAt: &at}
+	return queue.View{Ticket: v.Ticket, State: vocab.StateAdmitted, Display: vocab.DisplayAdmitted, OrderableAt: &at}
 }
 
 func (g *Gate) toWaitingPage(w http.ResponseWriter, r *http.Request) {

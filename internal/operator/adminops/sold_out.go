@@ -12,7 +12,7 @@ const SoldOut = "sold_out"
 
 // RoomStore reads and writes a room's settings.
 type RoomStore interface {
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	StoredSettings(ctx context.Context, room string) (queue.Settings, error)
 	PutRoom(ctx context.Context, room string, s queue.Settings) error
 }
 
@@ -20,7 +20,7 @@ type RoomStore interface {
 // settings, and returns the change for the audit line. The put announces the
 // change to every server, whose open pages are pushed at once.
 func SetSoldOut(ctx context.Context, rooms RoomStore, room string, on bool) (queue.Settings, Change, error) {
-	old, err := rooms.GetRoom(ctx, room)
+	old, err := rooms.StoredSettings(ctx, room)
 	if err != nil {
 		return queue.Settings{}, Change{}, err
 	}

@@ -171,7 +171,7 @@ func TestStateChangesWithoutTheCSRFTokenAreRefused(t *testing.T) {
 	if s := site.getRoom("drop"); s.Paused || s.Capacity != 100 {
 		t.Errorf("settings changed without a token: %+v", s)
 	}
-	if _, err := site.line.GetRoom(t.Context(), "new-room"); err == nil {
+	if _, err := site.line.StoredSettings(t.Context(), "new-room"); err == nil {
 		t.Error("a room was created without a token")
 	}
 	if site.avail.State().Forced != nil {

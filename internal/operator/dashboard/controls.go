@@ -31,7 +31,7 @@ func handleControls(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFu
 			return d.failErr(c, queue.ErrRoomNotFound)
 		}
 		ctx := c.Request().Context()
-		cur, err := rooms.GetRoom(ctx, room)
+		cur, err := rooms.StoredSettings(ctx, room)
 		if err != nil {
 			return d.failErr(c, err)
 		}

@@ -12,11 +12,11 @@ import (
 
 // Line is what the dashboard needs of *queue.Line: room writes go through it
 // so its settings cache stays current, and the line is the one holder of
-// rooms' settings the dashboard reads (Room, CachedRoom) besides the store.
+// rooms' settings the dashboard reads (Settings, CachedSettings) besides the store.
 type Line interface {
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
-	Room(ctx context.Context, room string) (queue.Settings, error)
-	CachedRoom(room string) (queue.Settings, bool)
+	StoredSettings(ctx context.Context, room string) (queue.Settings, error)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
+	CachedSettings(room string) (queue.Settings, bool)
 	ListRooms(ctx context.Context) ([]string, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
 	Listen(ctx context.Context, onAdmit func(room string, adm []queue.Admitted), onRoom func(room string)) error

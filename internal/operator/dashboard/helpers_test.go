@@ -152,7 +152,7 @@ func (s *site) putRoom(room string, st queue.Settings) {
 
 func (s *site) getRoom(room string) queue.Settings {
 	s.t.Helper()
-	st, err := s.line.GetRoom(context.Background(), room)
+	st, err := s.line.StoredSettings(context.Background(), room)
 	if err != nil {
 		s.t.Fatalf("get room %s: %v", room, err)
 	}

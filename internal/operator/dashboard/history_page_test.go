@@ -12,6 +12,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 
 	"github.com/waitroom/waitroom/internal/operator/history"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -136,7 +137,7 @@ func TestWaitingCountsThePreQueue(t *testing.T) {
 	s.OpensAt = &opens
 	site.putRoom("drop", s)
 	for _, who := range []string{"v:a", "v:b", "v:c"} {
-		if tk, _, err := site.line.Enter(context.Background(), "drop", who); err != nil || tk.State != queue.StateScheduled {
+		if tk, _, err := site.line.Enter(context.Background(), "drop", who); err != nil || tk.State != vocab.StateScheduled {
 			t.Fatalf("enter %s: %+v %v", who, tk, err)
 		}
 	}

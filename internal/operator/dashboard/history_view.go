@@ -83,7 +83,7 @@ func (d *Dashboard) handleReport(c echo.Context) error {
 		return d.failErr(c, queue.ErrRoomNotFound)
 	}
 	ctx := c.Request().Context()
-	s, err := d.d.Line.GetRoom(ctx, room)
+	s, err := d.d.Line.StoredSettings(ctx, room)
 	if err != nil {
 		return d.failErr(c, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/waitroom/waitroom/internal/push"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -47,7 +48,7 @@ func (f liveFetcher) Fetch(ctx context.Context, key string, ids []string) ([]pus
 	out := make([]push.Update, len(ids))
 	for i, id := range ids {
 		// Never a final state: a dashboard stays open until it leaves.
-		out[i] = push.Update{Ticket: id, State: push.StateWaiting, Interval: f.d.d.PushEvery, Payload: data}
+		out[i] = push.Update{Ticket: id, State: vocab.StateWaiting, Interval: f.d.d.PushEvery, Payload: data}
 	}
 	return out, nil
 }
@@ -82,7 +83,7 @@ type roomLive struct {
 func (d *Dashboard) roomView(ctx context.Context, room string, history bool) (roomLive, error) {
 	store := d.d.Line
 	st, sampled := d.sampler.room(room, history)
-	s, err := store.GetRoom(ctx, room)
+	s, err := store.StoredSettings(ctx, room)
 	switch {
 	case errors.Is(err, queue.ErrRoomNotFound):
 		return roomLive{}, err

@@ -14,7 +14,7 @@ import (
 // opening is the room page's scheduled opening: nil without one, or when
 // Redis does not answer (the page still shows the rest).
 func (d *Dashboard) opening(ctx context.Context, room string) *templates.AdminOpening {
-	s, err := d.d.Line.GetRoom(ctx, room)
+	s, err := d.d.Line.StoredSettings(ctx, room)
 	if err != nil || s.OpensAt == nil {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/operator/adminops"
 	"github.com/waitroom/waitroom/internal/operator/dashboard"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/templates"
 )
@@ -28,7 +29,7 @@ func TestOpenNowFromTheRoomPage(t *testing.T) {
 	site.putRoom("drop", s)
 	ctx := context.Background()
 	for _, who := range []string{"v:a", "v:b"} {
-		if tk, _, err := site.line.Enter(ctx, "drop", who); err != nil || tk.State != queue.StateScheduled {
+		if tk, _, err := site.line.Enter(ctx, "drop", who); err != nil || tk.State != vocab.StateScheduled {
 			t.Fatalf("enter %s: %+v %v", who, tk, err)
 		}
 	}

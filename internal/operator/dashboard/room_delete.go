@@ -25,7 +25,7 @@ func handleDeletePage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if !ok {
 			return d.failErr(c, queue.ErrRoomNotFound)
 		}
-		s, err := rooms.GetRoom(c.Request().Context(), room)
+		s, err := rooms.StoredSettings(c.Request().Context(), room)
 		if err != nil {
 			return d.failErr(c, err)
 		}
@@ -44,7 +44,7 @@ func handleDelete(d *Dashboard, rooms roomReader, del roomDeleter) echo.HandlerF
 			return d.failErr(c, queue.ErrRoomNotFound)
 		}
 		ctx := c.Request().Context()
-		if _, err := rooms.GetRoom(ctx, room); err != nil {
+		if _, err := rooms.StoredSettings(ctx, room); err != nil {
 			return d.failErr(c, err)
 		}
 		if err := del.DeleteRoom(ctx, room); err != nil {

@@ -16,7 +16,7 @@ import (
 
 // roomReader reads a room's settings.
 type roomReader interface {
-	GetRoom(ctx context.Context, room string) (queue.Settings, error)
+	StoredSettings(ctx context.Context, room string) (queue.Settings, error)
 }
 
 // roomWriter stores a room's settings through the line.
@@ -44,7 +44,7 @@ func checkRoomID(ctx context.Context, rooms roomReader, room string, lang templa
 	if !queue.ValidRoomID(room) {
 		return templates.T(lang, "admin.rule.room_id"), nil
 	}
-	_, err := rooms.GetRoom(ctx, room)
+	_, err := rooms.StoredSettings(ctx, room)
 	switch {
 	case err == nil:
 		return templates.T(lang, "admin.rule.room_taken"), nil
@@ -98,7 +98,7 @@ func handleEditPage(d *Dashboard, rooms roomReader) echo.HandlerFunc {
 		if !ok {
 			return d.failErr(c, queue.ErrRoomNotFound)
 		}
-		s, err := rooms.GetRoom(c.Request().Context(), room)
+		s, err := rooms.StoredSettings(c.Request().Context(), room)
 		if err != nil {
 			return d.failErr(c, err)
 		}
@@ -118,7 +118,7 @@ func handleEdit(d *Dashboard, rooms roomReader, w roomWriter) echo.HandlerFunc {
 			return d.failErr(c, queue.ErrRoomNotFound)
 		}
 		ctx := c.Request().Context()
-		cur, err := rooms.GetRoom(ctx, room)
+		cur, err := rooms.StoredSettings(ctx, room)
 		if err != nil {
 			return d.failErr(c, err)
 		}

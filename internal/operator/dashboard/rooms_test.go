@@ -72,7 +72,7 @@ func TestCreateShowsEveryBadFieldWithTheAPIsRule(t *testing.T) {
 	if v := attr(t, p, `[data-testid="field-title"]`, "value"); v != "Kept as typed" {
 		t.Errorf("title not kept: %q", v)
 	}
-	if _, err := site.line.GetRoom(t.Context(), "bad-room"); err == nil {
+	if _, err := site.line.StoredSettings(t.Context(), "bad-room"); err == nil {
 		t.Error("a bad room was stored")
 	}
 }
@@ -148,13 +148,13 @@ func TestCreateEditAndDeleteARoom(t *testing.T) {
 	if p.status != http.StatusOK || !shown(p, "confirm-delete") {
 		t.Fatalf("delete page: %d", p.status)
 	}
-	if _, err := site.line.GetRoom(t.Context(), "spring-drop"); err != nil {
+	if _, err := site.line.StoredSettings(t.Context(), "spring-drop"); err != nil {
 		t.Fatal("the confirmation page deleted the room")
 	}
 	if p := b.postForm("/admin/rooms/spring-drop/delete", nil); p.status != http.StatusSeeOther || p.header.Get("Location") != "/admin" {
 		t.Fatalf("delete: %d", p.status)
 	}
-	if _, err := site.line.GetRoom(t.Context(), "spring-drop"); !errors.Is(err, queue.ErrRoomNotFound) {
+	if _, err := site.line.StoredSettings(t.Context(), "spring-drop"); !errors.Is(err, queue.ErrRoomNotFound) {
 		t.Errorf("after delete: %v", err)
 	}
 	if p := b.get("/admin/rooms/spring-drop"); p.status != http.StatusNotFound {

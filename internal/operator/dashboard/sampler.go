@@ -23,9 +23,9 @@ type statsSource interface {
 	ListRooms(ctx context.Context) ([]string, error)
 	Stats(ctx context.Context, room string, now time.Time) (queue.Stats, error)
 	// Room reads a room's settings through the line's cache.
-	Room(ctx context.Context, room string) (queue.Settings, error)
-	// CachedRoom is the line's last known settings, without asking Redis.
-	CachedRoom(room string) (queue.Settings, bool)
+	Settings(ctx context.Context, room string) (queue.Settings, error)
+	// CachedSettings is the line's last known settings, without asking Redis.
+	CachedSettings(room string) (queue.Settings, bool)
 }
 
 type samplerConfig struct {
@@ -187,7 +187,7 @@ func (s *sampler) sampleRooms(ctx context.Context, rooms []string, now time.Time
 	}
 	var got []reading
 	for _, room := range rooms {
-		st, err := s.src.Room(ctx, room)
+		st, err := s.src.Settings(ctx, room)
 		if errors.Is(err, queue.ErrRoomNotFound) {
 			continue // deleted meanwhile
 		}
@@ -332,7 +332,7 @@ func (s *sampler) room(room string, history bool) (roomState, bool) {
 	}
 	s.mu.Unlock()
 	var ok bool
-	st.settings, ok = s.src.CachedRoom(room)
+	st.settings, ok = s.src.CachedSettings(room)
 	return st, ok
 }
 
@@ -350,7 +350,7 @@ func (s *sampler) overview() ([]string, map[string]roomState, bool) {
 	s.mu.Unlock()
 	for id, st := range out {
 		var ok bool
-		if st.settings, ok = s.src.CachedRoom(id); !ok {
+		if st.settings, ok = s.src.CachedSettings(id); !ok {
 			delete(out, id) // the line forgot it: deleted
 			continue
 		}
@@ -389,7 +389,7 @@ func (s *sampler) outboxView() *templates.AdminOutbox {
 // before the next round. A known room gets no extra sample: the charts keep
 // their even spacing.
 func (s *sampler) refresh(ctx context.Context, room string) {
-	st, err := s.src.Room(ctx, room)
+	st, err := s.src.Settings(ctx, room)
 	if errors.Is(err, queue.ErrRoomNotFound) {
 		s.forget(room)
 		return

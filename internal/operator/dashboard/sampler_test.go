@@ -37,7 +37,7 @@ func (f *fakeRooms) ListRooms(context.Context) ([]string, error) {
 }
 
 // Room reads a room's settings and keeps them, as the line's cache does.
-func (f *fakeRooms) Room(_ context.Context, room string) (queue.Settings, error) {
+func (f *fakeRooms) Settings(_ context.Context, room string) (queue.Settings, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if _, ok := f.stats[room]; !ok {
@@ -54,7 +54,7 @@ func (f *fakeRooms) Room(_ context.Context, room string) (queue.Settings, error)
 	return s, nil
 }
 
-func (f *fakeRooms) CachedRoom(room string) (queue.Settings, bool) {
+func (f *fakeRooms) CachedSettings(room string) (queue.Settings, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	s, ok := f.cached[room]

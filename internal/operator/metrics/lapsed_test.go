@@ -8,6 +8,7 @@ import (
 	"github.com/waitroom/waitroom/internal/operator/metrics"
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -21,7 +22,7 @@ func TestScrapeLapsedSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now()
-	if tk, err := store.Enter(ctx, "sale", &s, queue.AdmitLine, "v:a", "ticket-a", now, 0, queue.EntryProof{}); err != nil || tk.State != queue.StateAdmitted {
+	if tk, err := store.Enter(ctx, "sale", &s, queue.AdmitLine, "v:a", "ticket-a", now, 0, queue.EntryProof{}); err != nil || tk.State != vocab.StateAdmitted {
 		t.Fatalf("enter: %+v %v", tk, err)
 	}
 	later := now.Add(time.Duration(s.ArrivalWindowS) * time.Second)

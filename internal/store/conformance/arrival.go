@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -43,7 +44,7 @@ func testNoShowsLoseTheSlotToTheNextInLine(t *testing.T, target Open) {
 	a, aTok := f.admitted(t, "sale", "v:a") // fast track, at t0
 	f.at(time.Second)
 	b := f.enter(t, "sale", "v:b")
-	if b.State != queue.StateWaiting {
+	if b.State != vocab.StateWaiting {
 		t.Fatalf("b over capacity: %s", b.State)
 	}
 	f.at(60*time.Second - time.Millisecond)
@@ -65,12 +66,12 @@ func testNoShowsLoseTheSlotToTheNextInLine(t *testing.T, target Open) {
 	if v := f.verify(t, "sale", aTok); v.Valid || v.Reason != "no_show" {
 		t.Fatalf("a no-show's token: %+v", v)
 	}
-	if got := f.status(t, "sale", a); got.State != queue.StateExpired || got.Reason != "no_show" {
+	if got := f.status(t, "sale", a); got.State != vocab.StateExpired || got.Reason != "no_show" {
 		t.Fatalf("a no-show's ticket: %s/%s", got.State, got.Reason)
 	}
 	// b, admitted by the tick, has the same window from its own turn.
 	b = f.status(t, "sale", b)
-	if b.State != queue.StateAdmitted {
+	if b.State != vocab.StateAdmitted {
 		t.Fatalf("b: %s", b.State)
 	}
 	f.at(b.OrderableAt.Sub(t0) + 60*time.Second)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 	"github.com/waitroom/waitroom/queue/positions"
 )
@@ -52,7 +53,7 @@ func comparePositions(t *testing.T, f *fixture, room string, ids []string, views
 		}
 	}
 	for _, tk := range ts {
-		if tk.State != queue.StateWaiting {
+		if tk.State != vocab.StateWaiting {
 			continue
 		}
 		out[tk.ID] = tk.Position
@@ -365,7 +366,7 @@ func testAbandonSweepReachesALongLine(t *testing.T, target Open) {
 		t.Fatal(err)
 	}
 	for _, tk := range many {
-		if tk.State != queue.StateWaiting {
+		if tk.State != vocab.StateWaiting {
 			t.Fatalf("a waiter with a sign of life: %s (%s)", tk.State, tk.Reason)
 		}
 	}
@@ -392,11 +393,11 @@ func testAliveKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {
 		f.tick(t, "sale")
 	}
 	for _, tk := range []queue.Ticket{open1, open2} {
-		if got := f.status(t, "sale", tk); got.State != queue.StateWaiting {
+		if got := f.status(t, "sale", tk); got.State != vocab.StateWaiting {
 			t.Fatalf("%s with an open connection: %s (%s)", tk.Identity, got.State, got.Reason)
 		}
 	}
-	if got := f.status(t, "sale", closed); got.State != queue.StateExpired || got.Reason != "abandoned" {
+	if got := f.status(t, "sale", closed); got.State != vocab.StateExpired || got.Reason != "abandoned" {
 		t.Fatalf("closed connection: %s (%s), want abandoned", got.State, got.Reason)
 	}
 	if got := f.status(t, "sale", gone); got.Reason != "left" {
@@ -435,7 +436,7 @@ func testStatusGivesTheWaitersScore(t *testing.T, target Open) {
 	}
 	for i, tk := range tks {
 		one := f.status(t, "sale", tk)
-		if one.State != queue.StateWaiting || one.Score != many[i].Score {
+		if one.State != vocab.StateWaiting || one.Score != many[i].Score {
 			t.Fatalf("%s: Status gives %s score %v, StatusMany score %v", tk.Identity, one.State, one.Score, many[i].Score)
 		}
 		if pos, _, ok := v.Position(one.Score); !ok || pos != one.Position || pos != int64(i+1) {
@@ -474,7 +475,7 @@ func testPresentKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {
 		present("b", b1)
 		f.tick(t, "sale")
 	}
-	if got := f.status(t, "sale", closed); got.State != queue.StateExpired || got.Reason != "abandoned" {
+	if got := f.status(t, "sale", closed); got.State != vocab.StateExpired || got.Reason != "abandoned" {
 		t.Fatalf("closed connection: %s (%s), want abandoned", got.State, got.Reason)
 	}
 	// a2 moves to b: marked by a as it leaves a's snapshot.
@@ -498,7 +499,7 @@ func testPresentKeepsOpenWaitersFromAbandon(t *testing.T, target Open) {
 	if r := f.tick(t, "sale"); r.Abandoned != 2 {
 		t.Fatalf("%d dropped, want b's 2 after abandon_after_s", r.Abandoned)
 	}
-	if got := f.status(t, "sale", a1); got.State != queue.StateWaiting {
+	if got := f.status(t, "sale", a1); got.State != vocab.StateWaiting {
 		t.Fatalf("a's open waiter: %s (%s)", got.State, got.Reason)
 	}
 	for _, tk := range []queue.Ticket{a2, b1} {
@@ -598,7 +599,7 @@ func testConcurrentEntersAreAsIfOneByOne(t *testing.T, target Open) {
 			t.Fatalf("visitor %d got several tickets: %s, %s, %s", i, tabs[0].ID, tabs[1].ID, tabs[2].ID)
 		}
 		for _, tk := range tabs {
-			if tk.State != queue.StateWaiting || tk.Position != tk.Seq {
+			if tk.State != vocab.StateWaiting || tk.Position != tk.Seq {
 				t.Fatalf("visitor %d: %s at %d with seq %d, want waiting at its seq", i, tk.State, tk.Position, tk.Seq)
 			}
 		}

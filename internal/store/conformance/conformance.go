@@ -200,7 +200,7 @@ func (f *fixture) status(t *testing.T, room string, tk queue.Ticket) queue.Ticke
 
 func (f *fixture) tick(t *testing.T, room string) queue.TickResult {
 	t.Helper()
-	s, err := f.line.Room(context.Background(), room)
+	s, err := f.line.Settings(context.Background(), room)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func (f *fixture) tick(t *testing.T, room string) queue.TickResult {
 // fill makes the line non-empty so later entries cannot take the fast track.
 func (f *fixture) blockFastTrack(t *testing.T, room string) {
 	t.Helper()
-	s, _ := f.line.Room(context.Background(), room)
+	s, _ := f.line.Settings(context.Background(), room)
 	for i := int64(0); i < s.BatchSize; i++ {
 		f.enter(t, room, fmt.Sprintf("v:fast-%d", i))
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -30,7 +31,7 @@ func drawnOrder(t *testing.T, f *fixture, room string, tickets []queue.Ticket, a
 	order := make([]string, len(tickets))
 	for _, tk := range tickets {
 		got := f.status(t, room, tk)
-		if got.State != queue.StateWaiting || got.Position < 1 || got.Position > int64(len(tickets)) {
+		if got.State != vocab.StateWaiting || got.Position < 1 || got.Position > int64(len(tickets)) {
 			t.Fatalf("%s after the draw: %s at %d, want waiting at 1..%d", tk.Identity, got.State, got.Position, len(tickets))
 		}
 		if order[got.Position-1] != "" {
@@ -50,12 +51,12 @@ func testScheduledEntriesWaitForTheDraw(t *testing.T, target Open) {
 	var early []queue.Ticket
 	for i := 0; i < 6; i++ {
 		tk := f.enter(t, "sale", fmt.Sprintf("v:early-%d", i))
-		if tk.State != queue.StateScheduled || tk.Position != 0 {
+		if tk.State != vocab.StateScheduled || tk.Position != 0 {
 			t.Fatalf("before the opening: %s at %d, want scheduled with no position", tk.State, tk.Position)
 		}
 		early = append(early, tk)
 	}
-	if again := f.enter(t, "sale", "v:early-0"); again.ID != early[0].ID || again.State != queue.StateScheduled {
+	if again := f.enter(t, "sale", "v:early-0"); again.ID != early[0].ID || again.State != vocab.StateScheduled {
 		t.Fatalf("second tab before the opening: %+v", again)
 	}
 	f.clock.Advance(200 * time.Millisecond)
@@ -78,7 +79,7 @@ func testScheduledEntriesWaitForTheDraw(t *testing.T, target Open) {
 	rest := early[:0:0]
 	var first string
 	for _, tk := range early {
-		if got := f.status(t, "sale", tk); got.State == queue.StateAdmitted {
+		if got := f.status(t, "sale", tk); got.State == vocab.StateAdmitted {
 			first = tk.ID
 		} else {
 			rest = append(rest, tk)
@@ -110,7 +111,7 @@ func testLatecomersQueueBehindTheDraw(t *testing.T, target Open) {
 	f.clock.Advance(time.Minute)
 	// After the opening, before any tick drew: behind the draw, not in it.
 	before := f.enter(t, "sale", "v:before-the-draw")
-	if before.State != queue.StateWaiting {
+	if before.State != vocab.StateWaiting {
 		t.Fatalf("newcomer after the opening, before the draw: %s", before.State)
 	}
 	f.tick(t, "sale")
@@ -120,7 +121,7 @@ func testLatecomersQueueBehindTheDraw(t *testing.T, target Open) {
 	}
 	drawnOrder(t, f, "sale", early, 0)
 	for i, tk := range append([]queue.Ticket{before}, late...) {
-		if got := f.status(t, "sale", tk); got.State != queue.StateWaiting || got.Position != int64(len(early)+1+i) {
+		if got := f.status(t, "sale", tk); got.State != vocab.StateWaiting || got.Position != int64(len(early)+1+i) {
 			t.Fatalf("latecomer %s: %s at %d, want waiting at %d", tk.Identity, got.State, got.Position, len(early)+1+i)
 		}
 	}
@@ -151,7 +152,7 @@ func testLateScheduledEntryJoinsTheBack(t *testing.T, target Open) {
 	b := f.enter(t, "sale", "v:b")
 	// A server whose settings were stale still put c in the pre-queue.
 	c, err := f.store.Enter(context.Background(), "sale", &s, queue.AdmitScheduled, "v:c", "c0ffee", f.clock.Now(), 0, queue.EntryProof{})
-	if err != nil || c.State != queue.StateScheduled {
+	if err != nil || c.State != vocab.StateScheduled {
 		t.Fatalf("stale enter: %+v %v", c, err)
 	}
 	d := f.enter(t, "sale", "v:d")
@@ -161,7 +162,7 @@ func testLateScheduledEntryJoinsTheBack(t *testing.T, target Open) {
 	// the straggler joined (queue/places.go).
 	for want, tk := range []queue.Ticket{a, b, c, d} {
 		got, err := f.store.Status(context.Background(), "sale", &s, tk.ID, tk.Identity, f.clock.Now())
-		if err != nil || got.State != queue.StateWaiting || got.Position != int64(want+1) {
+		if err != nil || got.State != vocab.StateWaiting || got.Position != int64(want+1) {
 			t.Fatalf("%s: %s at %d, want waiting at %d (late entries by arrival)", tk.Identity, got.State, got.Position, want+1)
 		}
 	}
@@ -178,10 +179,10 @@ func testLeavingThePreQueue(t *testing.T, target Open) {
 	if err := f.line.Leave(context.Background(), "sale", a.ID, a.Identity); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.status(t, "sale", a); got.State != queue.StateExpired || got.Reason != "left" {
+	if got := f.status(t, "sale", a); got.State != vocab.StateExpired || got.Reason != "left" {
 		t.Fatalf("left the pre-queue: %s %s", got.State, got.Reason)
 	}
-	if again := f.enter(t, "sale", "v:a"); again.ID == a.ID || again.State != queue.StateScheduled {
+	if again := f.enter(t, "sale", "v:a"); again.ID == a.ID || again.State != vocab.StateScheduled {
 		t.Fatalf("back after leaving: %+v", again)
 	}
 	f.clock.Advance(time.Minute)
@@ -189,7 +190,7 @@ func testLeavingThePreQueue(t *testing.T, target Open) {
 	if rec, _, _ := f.line.LastDraw(context.Background(), "sale"); rec.Drawn != 2 {
 		t.Fatalf("drawn %d, want b and a's new ticket", rec.Drawn)
 	}
-	if got := f.status(t, "sale", b); got.State != queue.StateWaiting {
+	if got := f.status(t, "sale", b); got.State != vocab.StateWaiting {
 		t.Fatalf("b after the draw: %s", got.State)
 	}
 }
@@ -272,7 +273,7 @@ func testDrawIsRefusedTwiceAndWhenStale(t *testing.T, target Open) {
 	}
 	for i, id := range order {
 		got, _, err := f.line.Status(ctx, "sale", id, fmt.Sprintf("v:%d", slices.Index(ids, id)))
-		if err != nil || got.State != queue.StateWaiting || got.Position != int64(i+1) {
+		if err != nil || got.State != vocab.StateWaiting || got.Position != int64(i+1) {
 			t.Fatalf("%s after the draw: %+v %v, want waiting at %d", id, got, err, i+1)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -20,7 +21,7 @@ func testEnterIsIdempotentAcrossTabs(t *testing.T, target Open) {
 	if a.ID != b.ID || a.Seq != b.Seq || b.Position != a.Position {
 		t.Fatalf("second tab got %+v, first %+v", b, a)
 	}
-	if a.State != queue.StateWaiting || a.Position != 1 {
+	if a.State != vocab.StateWaiting || a.Position != 1 {
 		t.Fatalf("alice: state %s position %d, want waiting at 1", a.State, a.Position)
 	}
 	other := f.enter(t, "sale", "v:bob")
@@ -36,14 +37,14 @@ func testFastTrackHoldsThePaceAndNeverJumpsTheLine(t *testing.T, target Open) {
 	for i := 0; i < 5; i++ {
 		states = append(states, f.enter(t, "sale", fmt.Sprintf("v:%d", i)).State)
 	}
-	want := []queue.State{queue.StateAdmitted, queue.StateAdmitted, queue.StateAdmitted, queue.StateWaiting, queue.StateWaiting}
+	want := []queue.State{vocab.StateAdmitted, vocab.StateAdmitted, vocab.StateAdmitted, vocab.StateWaiting, vocab.StateWaiting}
 	if fmt.Sprint(states) != fmt.Sprint(want) {
 		t.Fatalf("burst into an empty room: %v, want %v", states, want)
 	}
 	// Next tick: the budget is new, but people wait, so a newcomer queues behind them.
 	f.clock.Advance(200 * time.Millisecond)
 	late := f.enter(t, "sale", "v:late")
-	if late.State != queue.StateWaiting || late.Position != 3 {
+	if late.State != vocab.StateWaiting || late.Position != 3 {
 		t.Fatalf("newcomer while others wait: %s at %d, want waiting at 3", late.State, late.Position)
 	}
 	r := f.tick(t, "sale")
@@ -162,7 +163,7 @@ func testPaceHoldsAcrossFastTrackAndTickInOneInterval(t *testing.T, target Open)
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 4 })
 	for i := 0; i < 3; i++ {
-		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != vocab.StateAdmitted {
 			t.Fatalf("entry %d not fast-tracked", i)
 		}
 	}
@@ -203,7 +204,7 @@ func testJitterSpreadsOrderableAt(t *testing.T, target Open) {
 	lo, hi := time.Hour, time.Duration(0)
 	for _, tk := range tickets {
 		got := f.status(t, "sale", tk)
-		if got.State != queue.StateAdmitted {
+		if got.State != vocab.StateAdmitted {
 			t.Fatalf("ticket %s %s", tk.ID, got.State)
 		}
 		d := got.OrderableAt.Sub(got.AdmittedAt)
@@ -237,7 +238,7 @@ func testAbandonedWaitersLoseTheirPlace(t *testing.T, target Open) {
 		t.Fatalf("live waiter at %d after the ghost left, want 1", got.Position)
 	}
 	got := f.status(t, "sale", ghost)
-	if got.State != queue.StateExpired || got.Reason != "abandoned" {
+	if got.State != vocab.StateExpired || got.Reason != "abandoned" {
 		t.Fatalf("ghost: %s (%s), want expired (abandoned)", got.State, got.Reason)
 	}
 	if again := f.enter(t, "sale", "v:ghost"); again.ID == ghost.ID || again.Position != 2 {
@@ -266,7 +267,7 @@ func testPositionNeverGoesUp(t *testing.T, target Open) {
 		f.tick(t, "sale")
 		f.enter(t, "sale", fmt.Sprintf("v:late%d", step)) // people keep arriving behind
 		got := f.status(t, "sale", mine)
-		if got.State == queue.StateAdmitted {
+		if got.State == vocab.StateAdmitted {
 			return
 		}
 		if got.Position > last {
@@ -305,16 +306,16 @@ func testStatusIsOnlyForTheOwner(t *testing.T, target Open) {
 func testClosedRoomAnswersClosed(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { end := t0.Add(time.Minute); s.EndsAt = &end; s.BatchSize = 1 })
-	if tk := f.enter(t, "sale", "v:a"); tk.State != queue.StateAdmitted {
+	if tk := f.enter(t, "sale", "v:a"); tk.State != vocab.StateAdmitted {
 		t.Fatalf("before ends_at: %s", tk.State)
 	}
 	waiter := f.enter(t, "sale", "v:waiter")
 	f.clock.Advance(time.Minute)
-	if tk := f.enter(t, "sale", "v:b"); tk.State != queue.StateClosed {
+	if tk := f.enter(t, "sale", "v:b"); tk.State != vocab.StateClosed {
 		t.Fatalf("after ends_at: %s", tk.State)
 	}
 	// Someone already in line keeps the place: ends_at closes the door only.
-	if tk := f.enter(t, "sale", "v:waiter"); tk.ID != waiter.ID || tk.State != queue.StateWaiting || tk.Position != 1 {
+	if tk := f.enter(t, "sale", "v:waiter"); tk.ID != waiter.ID || tk.State != vocab.StateWaiting || tk.Position != 1 {
 		t.Fatalf("waiter after ends_at: %+v", tk)
 	}
 }
@@ -323,7 +324,7 @@ func testActivationOffAdmitsEveryoneAtOnce(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 1 })
 	for i := 0; i < 20; i++ {
-		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != queue.StateAdmitted {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:%d", i)); tk.State != vocab.StateAdmitted {
 			t.Fatalf("entry %d: %s", i, tk.State)
 		}
 	}
@@ -333,7 +334,7 @@ func testPausedRoomKeepsPlacesAndAdmitsNobody(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true })
 	a := f.enter(t, "sale", "v:a")
-	if a.State != queue.StateWaiting {
+	if a.State != vocab.StateWaiting {
 		t.Fatalf("paused room fast-tracked: %s", a.State)
 	}
 	f.clock.Advance(time.Second)
@@ -411,7 +412,7 @@ func testAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T, target Open)
 		s.Adaptive = &queue.Adaptive{Signal: queue.SignalGateInflight, OpenAt: 0.7, CloseAt: 0.5}
 	})
 	for i := 0; i < 5; i++ {
-		if tk := f.enter(t, "sale", fmt.Sprintf("v:closed%d", i)); tk.State != queue.StateAdmitted || tk.ExpiresAt.IsZero() {
+		if tk := f.enter(t, "sale", fmt.Sprintf("v:closed%d", i)); tk.State != vocab.StateAdmitted || tk.ExpiresAt.IsZero() {
 			t.Fatalf("closed line: entry %d %s", i, tk.State)
 		}
 	}
@@ -422,7 +423,7 @@ func testAdaptiveRoomAdmitsAtOnceWhileTheLineIsClosed(t *testing.T, target Open)
 		f.enter(t, "sale", fmt.Sprintf("v:queued%d", i))
 	}
 	open = false
-	if tk := f.enter(t, "sale", "v:late"); tk.State != queue.StateWaiting {
+	if tk := f.enter(t, "sale", "v:late"); tk.State != vocab.StateWaiting {
 		t.Fatalf("closed line with people waiting let a newcomer in: %s", tk.State)
 	}
 	for i := 0; i < 3; i++ {
@@ -449,7 +450,7 @@ func testSwitchingActivationOffDrainsTheLine(t *testing.T, target Open) {
 	f.room(t, "sale", func(s *queue.Settings) { s.Paused = true; s.BatchSize = 2 })
 	waiter := f.enter(t, "sale", "v:waiter")
 	f.room(t, "sale", func(s *queue.Settings) { s.Activation = queue.ActivationOff; s.BatchSize = 2 })
-	if tk := f.enter(t, "sale", "v:newcomer"); tk.State != queue.StateAdmitted {
+	if tk := f.enter(t, "sale", "v:newcomer"); tk.State != vocab.StateAdmitted {
 		t.Fatalf("newcomer with activation off: %s", tk.State)
 	}
 	f.clock.Advance(200 * time.Millisecond)
@@ -463,15 +464,15 @@ func testSwitchingActivationOffDrainsTheLine(t *testing.T, target Open) {
 func testFastTrackAfterAPaceChange(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 200 })
-	if tk := f.enter(t, "sale", "v:first"); tk.State != queue.StateAdmitted {
+	if tk := f.enter(t, "sale", "v:first"); tk.State != vocab.StateAdmitted {
 		t.Fatalf("first into an empty room: %s", tk.State)
 	}
 	f.room(t, "sale", func(s *queue.Settings) { s.BatchSize = 1; s.BatchIntervalMS = 1000 })
 	f.clock.Advance(time.Second)
-	if tk := f.enter(t, "sale", "v:second"); tk.State != queue.StateAdmitted {
+	if tk := f.enter(t, "sale", "v:second"); tk.State != vocab.StateAdmitted {
 		t.Fatalf("into an empty room one new interval after slowing down: %s", tk.State)
 	}
-	if tk := f.enter(t, "sale", "v:third"); tk.State != queue.StateWaiting {
+	if tk := f.enter(t, "sale", "v:third"); tk.State != vocab.StateWaiting {
 		t.Fatalf("a second entry in the same tick: %s, want waiting", tk.State)
 	}
 }

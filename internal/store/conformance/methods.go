@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -107,7 +108,7 @@ func testRandomDrawIsUniform(t *testing.T, target Open) {
 		for i := 0; i < size; i++ {
 			ids = append(ids, f.enter(t, "lottery", fmt.Sprintf("v:%d-%d", round, i)).ID)
 		}
-		s, _ := f.line.Room(context.Background(), "lottery")
+		s, _ := f.line.Settings(context.Background(), "lottery")
 		s.Paused = false
 		f.clock.Advance(200 * time.Millisecond)
 		r, err := f.line.Tick(context.Background(), "lottery", &s)
@@ -147,7 +148,7 @@ func testPassthroughAdmitsEveryoneAndCounts(t *testing.T, target Open) {
 	var toks []string
 	for i := 0; i < 12; i++ {
 		tk := f.enter(t, "open", fmt.Sprintf("v:%d", i))
-		if tk.State != queue.StateAdmitted || tk.ExpiresAt.IsZero() {
+		if tk.State != vocab.StateAdmitted || tk.ExpiresAt.IsZero() {
 			t.Fatalf("entry %d: %s", i, tk.State)
 		}
 		tok, err := f.line.Token(tk)
@@ -175,10 +176,10 @@ func testRejectTurnsEveryoneAwayAndKeepsPlaces(t *testing.T, target Open) {
 	b := f.enter(t, "shop", "v:b")
 	f.room(t, "shop", func(s *queue.Settings) { s.QueueingMethod = queue.MethodReject })
 	n := f.enter(t, "shop", "v:new")
-	if n.State != queue.StateClosed || n.Reason != queue.ReasonMaintenance || n.ID != "" {
+	if n.State != vocab.StateClosed || n.Reason != queue.ReasonMaintenance || n.ID != "" {
 		t.Fatalf("newcomer while rejecting: %+v, want closed (maintenance) without a place", n)
 	}
-	if got := f.status(t, "shop", a); got.State != queue.StateClosed || got.Reason != queue.ReasonMaintenance || got.Position != 0 {
+	if got := f.status(t, "shop", a); got.State != vocab.StateClosed || got.Reason != queue.ReasonMaintenance || got.Position != 0 {
 		t.Fatalf("waiter while rejecting: %+v", got)
 	}
 	// Nobody is admitted or dropped while the room rejects, however long.
@@ -190,7 +191,7 @@ func testRejectTurnsEveryoneAwayAndKeepsPlaces(t *testing.T, target Open) {
 		f.status(t, "shop", a) // a's page stays open; b's was closed
 	}
 	f.room(t, "shop", nil)
-	if got := f.status(t, "shop", a); got.State != queue.StateWaiting || got.Position != 1 {
+	if got := f.status(t, "shop", a); got.State != vocab.StateWaiting || got.Position != 1 {
 		t.Fatalf("a back in FIFO: %+v, want waiting at 1", got)
 	}
 	f.clock.Advance(200 * time.Millisecond)
@@ -198,7 +199,7 @@ func testRejectTurnsEveryoneAwayAndKeepsPlaces(t *testing.T, target Open) {
 	if len(r.Admitted) != 1 || r.Admitted[0] != a.ID || r.Abandoned != 1 {
 		t.Fatalf("first tick after reject: %+v; want a admitted, b (page closed) dropped", r)
 	}
-	if got := f.status(t, "shop", b); got.State != queue.StateExpired {
+	if got := f.status(t, "shop", b); got.State != vocab.StateExpired {
 		t.Fatalf("b: %+v", got)
 	}
 	st, _ := f.store.Stats(context.Background(), "shop", f.clock.Now())
@@ -211,7 +212,7 @@ func testSoldOutFreezesTheLineAndUndoPutsItBack(t *testing.T, target Open) {
 	f := newFixture(t, target, nil)
 	f.room(t, "drop", func(s *queue.Settings) { s.BatchSize = 1 })
 	in := f.enter(t, "drop", "v:in") // fast-tracked
-	if in.State != queue.StateAdmitted {
+	if in.State != vocab.StateAdmitted {
 		t.Fatalf("first: %s", in.State)
 	}
 	tok, err := f.line.Token(in)
@@ -225,15 +226,15 @@ func testSoldOutFreezesTheLineAndUndoPutsItBack(t *testing.T, target Open) {
 	f.room(t, "drop", func(s *queue.Settings) { s.BatchSize = 1; s.SoldOut = true; s.SoldOutMessage = queue.Text("All gone") })
 
 	n := f.enter(t, "drop", "v:late")
-	if n.State != queue.StateSoldOut || n.ID != "" {
+	if n.State != vocab.StateSoldOut || n.ID != "" {
 		t.Fatalf("newcomer after sold out: %+v, want sold_out without a place", n)
 	}
 	for _, w := range waiters {
-		if got := f.status(t, "drop", w); got.State != queue.StateSoldOut || got.Position != 0 {
+		if got := f.status(t, "drop", w); got.State != vocab.StateSoldOut || got.Position != 0 {
 			t.Fatalf("waiter after sold out: %+v", got)
 		}
 	}
-	if again := f.enter(t, "drop", "v:w1"); again.State != queue.StateSoldOut || again.ID != waiters[1].ID {
+	if again := f.enter(t, "drop", "v:w1"); again.State != vocab.StateSoldOut || again.ID != waiters[1].ID {
 		t.Fatalf("a waiter entering again: %+v, want its own ticket, sold out", again)
 	}
 	for i := 0; i < 6; i++ { // a minute: nobody admitted, nobody dropped
@@ -251,7 +252,7 @@ func testSoldOutFreezesTheLineAndUndoPutsItBack(t *testing.T, target Open) {
 	}
 	f.room(t, "drop", func(s *queue.Settings) { s.BatchSize = 1 })
 	for i, w := range waiters {
-		if got := f.status(t, "drop", w); got.State != queue.StateWaiting || got.Position != int64(i+1) {
+		if got := f.status(t, "drop", w); got.State != vocab.StateWaiting || got.Position != int64(i+1) {
 			t.Fatalf("waiter %d after undo: %s at %d, want waiting at %d", i, got.State, got.Position, i+1)
 		}
 	}
@@ -271,13 +272,13 @@ func testLineFullAtExactlyMaxWaiting(t *testing.T, target Open) {
 	var in []queue.Ticket
 	for i := 0; i < 5; i++ {
 		tk := f.enter(t, "small", fmt.Sprintf("v:%d", i))
-		if tk.State != queue.StateWaiting || tk.Position != int64(i+1) {
+		if tk.State != vocab.StateWaiting || tk.Position != int64(i+1) {
 			t.Fatalf("entry %d of 5: %+v", i, tk)
 		}
 		in = append(in, tk)
 	}
 	full := f.enter(t, "small", "v:sixth")
-	if full.State != queue.StateFull || full.ID != "" || full.Position != 0 {
+	if full.State != vocab.StateFull || full.ID != "" || full.Position != 0 {
 		t.Fatalf("sixth: %+v, want full without a place", full)
 	}
 	if again := f.enter(t, "small", "v:2"); again.ID != in[2].ID || again.Position != 3 {
@@ -286,10 +287,10 @@ func testLineFullAtExactlyMaxWaiting(t *testing.T, target Open) {
 	if err := f.line.Leave(context.Background(), "small", in[0].ID, "v:0"); err != nil {
 		t.Fatal(err)
 	}
-	if tk := f.enter(t, "small", "v:sixth"); tk.State != queue.StateWaiting || tk.Position != 5 {
+	if tk := f.enter(t, "small", "v:sixth"); tk.State != vocab.StateWaiting || tk.Position != 5 {
 		t.Fatalf("after one left: %+v, want the last place", tk)
 	}
-	if tk := f.enter(t, "small", "v:seventh"); tk.State != queue.StateFull {
+	if tk := f.enter(t, "small", "v:seventh"); tk.State != vocab.StateFull {
 		t.Fatalf("seventh: %s", tk.State)
 	}
 	st, _ := f.store.Stats(context.Background(), "small", f.clock.Now())
@@ -298,7 +299,7 @@ func testLineFullAtExactlyMaxWaiting(t *testing.T, target Open) {
 	}
 	// Without a line (passthrough) there is nothing to be full.
 	f.room(t, "small", func(s *queue.Settings) { s.MaxWaiting = 5; s.QueueingMethod = queue.MethodPassthrough })
-	if tk := f.enter(t, "small", "v:eighth"); tk.State != queue.StateAdmitted {
+	if tk := f.enter(t, "small", "v:eighth"); tk.State != vocab.StateAdmitted {
 		t.Fatalf("passthrough with a full line: %s", tk.State)
 	}
 }
@@ -336,7 +337,7 @@ func testLineFullHoldsAcrossServers(t *testing.T, target Open) {
 	for _, s := range states {
 		count[s]++
 	}
-	if count[queue.StateWaiting] != max || count[queue.StateFull] != n-max {
+	if count[vocab.StateWaiting] != max || count[vocab.StateFull] != n-max {
 		t.Fatalf("%d entries on two servers: %v, want %d waiting and the rest full", n, count, max)
 	}
 	st, _ := a.store.Stats(context.Background(), "small", a.clock.Now())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -23,7 +24,7 @@ func noJitter(time.Duration) time.Duration { return 0 }
 func (f *fixture) admitted(t *testing.T, room, who string) (queue.Ticket, string) {
 	t.Helper()
 	tk := f.enter(t, room, who)
-	if tk.State != queue.StateAdmitted {
+	if tk.State != vocab.StateAdmitted {
 		t.Fatalf("%s into an empty room: %s", who, tk.State)
 	}
 	tok, err := f.line.Token(tk)
@@ -42,8 +43,8 @@ func testStatusManyIsASignOfLifeAndReportsTheGone(t *testing.T, target Open) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ts) != 3 || ts[0].State != queue.StateWaiting || ts[0].Position != 1 || ts[1].Position != 2 ||
-		ts[2].State != queue.StateExpired || ts[2].Reason != "unknown" || ts[1].Waiting != 2 {
+	if len(ts) != 3 || ts[0].State != vocab.StateWaiting || ts[0].Position != 1 || ts[1].Position != 2 ||
+		ts[2].State != vocab.StateExpired || ts[2].Reason != "unknown" || ts[1].Waiting != 2 {
 		t.Fatalf("status many: %+v", ts)
 	}
 	// Seen at +20 s: at +40 s with abandon_after_s 30 both still wait.
@@ -66,7 +67,7 @@ func testCompleteFreesTheSlotAndStopsTheToken(t *testing.T, target Open) {
 		t.Fatalf("fresh token: %+v %v", v, err)
 	}
 	f.clock.Advance(200 * time.Millisecond)
-	if tk := f.enter(t, "sale", "v:b"); tk.State != queue.StateWaiting {
+	if tk := f.enter(t, "sale", "v:b"); tk.State != vocab.StateWaiting {
 		t.Fatalf("over capacity: %s", tk.State)
 	}
 	if v, err := f.line.Complete(ctx, tok, "sale"); err != nil || !v.Valid {
@@ -97,7 +98,7 @@ func testExpiredSlotsAreReclaimedThenPurged(t *testing.T, target Open) {
 	tk, tok := f.admitted(t, "sale", "v:a")
 	ctx := context.Background()
 	f.clock.Advance(time.Duration(s.SessionTTLS)*time.Second + time.Duration(s.JitterMS)*time.Millisecond)
-	if got := f.status(t, "sale", tk); got.State != queue.StateExpired || got.Reason != "reclaimed" {
+	if got := f.status(t, "sale", tk); got.State != vocab.StateExpired || got.Reason != "reclaimed" {
 		t.Fatalf("past its session: %s/%s", got.State, got.Reason)
 	}
 	if ok, why, err := f.store.Active(ctx, "sale", tk.ID, f.clock.Now()); err != nil || ok || why != "reclaimed" {
@@ -138,7 +139,7 @@ func testLeaveEndsATicketOnlyForItsOwner(t *testing.T, target Open) {
 	if err := f.line.Leave(ctx, "sale", tk.ID, "v:a"); err != nil {
 		t.Fatal(err)
 	}
-	if got := f.status(t, "sale", tk); got.State != queue.StateExpired || got.Reason != "left" {
+	if got := f.status(t, "sale", tk); got.State != vocab.StateExpired || got.Reason != "left" {
 		t.Fatalf("after leave: %s/%s", got.State, got.Reason)
 	}
 	if ok, why, _ := f.store.Active(ctx, "sale", tk.ID, f.clock.Now()); ok || why != "left" {
@@ -307,7 +308,7 @@ func testRestoreHoldsTheCapacityOnce(t *testing.T, target Open) {
 
 	// While the hold lasts, nobody is admitted: no fast track, no tick.
 	a, b := f.enter(t, "lost", "v:a"), f.enter(t, "lost", "v:b")
-	if a.State != queue.StateWaiting || b.State != queue.StateWaiting {
+	if a.State != vocab.StateWaiting || b.State != vocab.StateWaiting {
 		t.Fatalf("entries into a held room: %s %s", a.State, b.State)
 	}
 	f.clock.Advance(time.Second)
@@ -331,7 +332,7 @@ func testRestoreHoldsTheCapacityOnce(t *testing.T, target Open) {
 		t.Fatalf("after the old tokens expired: %+v", r)
 	}
 	stats(1, 0)
-	if c := f.enter(t, "lost", "v:c"); c.State != queue.StateAdmitted {
+	if c := f.enter(t, "lost", "v:c"); c.State != vocab.StateAdmitted {
 		t.Fatalf("entry into an empty line after the hold: %s", c.State)
 	}
 	stats(2, 0)
@@ -351,7 +352,7 @@ func testRoomsAndEpoch(t *testing.T, target Open) {
 	if err := f.line.DeleteRoom(ctx, "sale"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.line.GetRoom(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
+	if _, err := f.line.StoredSettings(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
 		t.Fatalf("deleted room: %v", err)
 	}
 	if err := f.line.DeleteRoom(ctx, "sale"); !errors.Is(err, queue.ErrRoomNotFound) {
@@ -408,7 +409,7 @@ func testListenHearsAdmissionsAndRoomChanges(t *testing.T, target Open) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.State != queue.StateAdmitted || !got.AdmittedAt.Equal(a.At) || !got.OrderableAt.Equal(a.Orderable) || !got.ExpiresAt.Equal(a.Expires) {
+			if got.State != vocab.StateAdmitted || !got.AdmittedAt.Equal(a.At) || !got.OrderableAt.Equal(a.Orderable) || !got.ExpiresAt.Equal(a.Expires) {
 				t.Fatalf("heard %s admitted %v, orderable %v, expiring %v; the store has %s %v %v %v",
 					a.ID, a.At, a.Orderable, a.Expires, got.State, got.AdmittedAt, got.OrderableAt, got.ExpiresAt)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -53,7 +54,7 @@ func testPricedPlaces(t *testing.T, target Open) {
 				}
 				tickets = append(tickets, f.enter(t, room, who))
 			}
-			if want := queue.StateScheduled; room == "prequeue" && tickets[0].State != want {
+			if want := vocab.StateScheduled; room == "prequeue" && tickets[0].State != want {
 				t.Fatalf("state %s, want %s", tickets[0].State, want)
 			}
 			// Another network pays the base price.

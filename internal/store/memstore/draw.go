@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -69,7 +70,7 @@ func (s *Store) Draw(_ context.Context, room string, rec queue.DrawRecord, order
 		if t == nil {
 			continue // no record: nothing to place, as draw.lua skips it
 		}
-		t.state, t.score, t.entryPos = queue.StateWaiting, base-k-1+int64(i+1), int64(i+1)
+		t.state, t.score, t.entryPos = vocab.StateWaiting, base-k-1+int64(i+1), int64(i+1)
 		drawn = append(drawn, waiter{score: t.score, id: id})
 		r.logAdd(t.score)
 		r.seen[id] = n
@@ -95,7 +96,7 @@ func (r *room) lateToLine(now int64) int64 {
 		if t == nil {
 			continue
 		}
-		t.state, t.score = queue.StateWaiting, w.score
+		t.state, t.score = vocab.StateWaiting, w.score
 		i := sort.Search(len(r.q), func(i int) bool { return r.q[i].score >= w.score })
 		r.q = append(r.q[:i], append([]waiter{w}, r.q[i:]...)...)
 		r.logAdd(w.score)

@@ -35,7 +35,7 @@ func oldest(z map[string]int64, before int64, inclusive bool, limit int) []strin
 func (r *room) finish(ids []string, reason string, now int64) {
 	for _, id := range ids {
 		if rec := r.tickets[id]; rec != nil {
-			rec.state, rec.reason = queue.StateExpired, reason
+			rec.state, rec.reason = vocab.StateExpired, reason
 			r.ended[id] = now
 		}
 	}
@@ -135,7 +135,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 				j = jitters[k]
 			}
 			o := n + j.Milliseconds()
-			rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
+			rec.state, rec.admitted, rec.orderable, rec.expires = vocab.StateAdmitted, n, o, o+st.SessionTTLS*1000
 			r.active[w.id] = queue.SlotDeadline(st, o, rec.expires) // |window| when held
 			res.Admitted = append(res.Admitted, w.id)
 			adm = append(adm, queue.Admitted{ID: w.id, At: time.UnixMilli(n), Orderable: time.UnixMilli(o), Expires: time.UnixMilli(rec.expires)})

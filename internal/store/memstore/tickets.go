@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -37,7 +38,7 @@ func (r *room) view(room, id string, rec *record, now time.Time) queue.Ticket {
 		Seq: rec.seq, EntryPosition: rec.entryPos, Waiting: int64(len(r.q)), EnteredAt: time.UnixMilli(rec.entered),
 		Rate: r.rate, Score: float64(rec.score),
 	}
-	if rec.state == queue.StateWaiting {
+	if rec.state == vocab.StateWaiting {
 		if k := r.rank(id); k >= 0 {
 			t.Position = k + 1
 		}
@@ -53,14 +54,14 @@ func (r *room) view(room, id string, rec *record, now time.Time) queue.Ticket {
 
 // live reports whether a record holds a place at now (ms).
 func (rec *record) live(now int64) bool {
-	return rec != nil && (rec.state == queue.StateWaiting || rec.state == queue.StateScheduled || (rec.state == queue.StateAdmitted && rec.expires > now))
+	return rec != nil && (rec.state == vocab.StateWaiting || rec.state == vocab.StateScheduled || (rec.state == vocab.StateAdmitted && rec.expires > now))
 }
 
 // counted reports whether a record counts for its client bucket's places at
 // now (ms): while live, and a no-show until its session would have ended
 // (held.lua's counted).
 func (rec *record) counted(now int64) bool {
-	return rec.live(now) || (rec != nil && rec.state == queue.StateExpired && rec.reason == "no_show" && rec.expires > now)
+	return rec.live(now) || (rec != nil && rec.state == vocab.StateExpired && rec.reason == "no_show" && rec.expires > now)
 }
 
 // budgetAt is the tick that now falls in and the admissions it used; ticks
@@ -87,26 +88,26 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	defer s.commitLog(r)
 	if existing, ok := r.visitors[identity]; ok {
 		if rec := r.tickets[existing]; rec != nil {
-			if rec.state == queue.StateWaiting {
+			if rec.state == vocab.StateWaiting {
 				if _, ok := r.seen[existing]; ok {
 					r.seen[existing] = n
 				}
 				return r.view(room, existing, rec, now), nil
 			}
-			if rec.state == queue.StateScheduled {
+			if rec.state == vocab.StateScheduled {
 				return r.view(room, existing, rec, now), nil
 			}
-			if rec.state == queue.StateAdmitted && rec.expires > n {
+			if rec.state == vocab.StateAdmitted && rec.expires > n {
 				return r.view(room, existing, rec, now), nil
 			}
 		}
 	}
 	if mode == queue.AdmitClosed {
-		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
+		return queue.Ticket{Room: room, State: vocab.StateClosed}, nil
 	}
 	// Line full: no place, and no proof spent on one.
 	if st.MaxWaiting > 0 && mode != queue.AdmitOpen && int64(len(r.q)) >= st.MaxWaiting {
-		return queue.Ticket{Room: room, State: queue.StateFull}, nil
+		return queue.Ticket{Room: room, State: vocab.StateFull}, nil
 	}
 	switch gate.Mode() {
 	case queue.ProofNeed:
@@ -119,10 +120,10 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	}
 	r.seq++
 	r.stats["entered_total"]++
-	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: queue.StateWaiting, entered: n}
+	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: vocab.StateWaiting, entered: n}
 	if mode == queue.AdmitScheduled {
 		// Before the opening: the pre-queue, unranked until the draw.
-		rec.state = queue.StateScheduled
+		rec.state = vocab.StateScheduled
 		r.pre = append(r.pre, waiter{score: rec.seq, id: newID})
 		r.tickets[newID] = rec
 		r.visitors[identity] = newID
@@ -139,7 +140,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	}
 	if admitted {
 		o := ms(now.Add(jitter))
-		rec.state, rec.admitted, rec.orderable, rec.expires = queue.StateAdmitted, n, o, o+st.SessionTTLS*1000
+		rec.state, rec.admitted, rec.orderable, rec.expires = vocab.StateAdmitted, n, o, o+st.SessionTTLS*1000
 		r.active[newID] = queue.SlotDeadline(st, o, rec.expires)
 		r.countAdmissions(n, 1)
 	} else {
@@ -190,7 +191,7 @@ func (s *Store) status(room, id, identity string, now time.Time) (queue.Ticket, 
 	if rec == nil || (identity != "" && rec.identity != identity) {
 		return queue.Ticket{}, false
 	}
-	if rec.state == queue.StateWaiting {
+	if rec.state == vocab.StateWaiting {
 		if _, ok := r.seen[id]; ok {
 			r.seen[id] = ms(now)
 		}
@@ -208,7 +209,7 @@ func (s *Store) StatusMany(_ context.Context, room string, _ *queue.Settings, id
 	for i, id := range ids {
 		t, ok := s.status(room, id, "", now)
 		if !ok {
-			t = queue.Ticket{Room: room, ID: id, State: queue.StateExpired, Reason: "unknown"}
+			t = queue.Ticket{Room: room, ID: id, State: vocab.StateExpired, Reason: "unknown"}
 		}
 		out[i] = t
 	}
@@ -228,8 +229,8 @@ func (s *Store) Leave(_ context.Context, room, id, identity string, now time.Tim
 	r.unschedule(id)
 	delete(r.seen, id)
 	delete(r.active, id)
-	if rec.state == queue.StateWaiting || rec.state == queue.StateScheduled || rec.state == queue.StateAdmitted {
-		rec.state, rec.reason = queue.StateExpired, "left"
+	if rec.state == vocab.StateWaiting || rec.state == vocab.StateScheduled || rec.state == vocab.StateAdmitted {
+		rec.state, rec.reason = vocab.StateExpired, "left"
 		r.ended[id] = ms(now)
 	}
 	return nil
@@ -244,7 +245,7 @@ func (s *Store) Complete(_ context.Context, room, id string, now time.Time) erro
 	}
 	delete(r.active, id)
 	if rec := r.tickets[id]; rec != nil {
-		rec.state, rec.reason = queue.StateExpired, "completed"
+		rec.state, rec.reason = vocab.StateExpired, "completed"
 		r.ended[id] = ms(now)
 	}
 	r.stats["completed_total"]++

@@ -56,10 +56,10 @@ func TestAdmitterRestoresRoomsRedisLost(t *testing.T) {
 		case <-time.After(200 * time.Millisecond): // the loops may still be on their way to the clock
 		}
 	}
-	if _, err := line.GetRoom(ctx, "kept"); err != nil {
+	if _, err := line.StoredSettings(ctx, "kept"); err != nil {
 		t.Fatalf("room lost with Redis's data not restored: %v", err)
 	}
-	if _, err := line.GetRoom(ctx, "deleted"); !errors.Is(err, queue.ErrRoomNotFound) {
+	if _, err := line.StoredSettings(ctx, "deleted"); !errors.Is(err, queue.ErrRoomNotFound) {
 		t.Fatalf("deleted room came back: %v", err)
 	}
 	cancel()

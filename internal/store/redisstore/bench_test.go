@@ -18,6 +18,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -399,7 +400,7 @@ func BenchmarkStatus(b *testing.B) {
 				b.Error(err)
 				return
 			}
-			if got.State != queue.StateWaiting {
+			if got.State != vocab.StateWaiting {
 				b.Errorf("ticket %s is %s, want waiting", t.ID, got.State)
 				return
 			}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -94,7 +95,7 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 	waiting := f.stuff(t, room, "wait", 4000)
 	full, _ := roomMemory(t, rdb, prefix, room)
 	for i, tk := range admitted {
-		if tk.State != queue.StateAdmitted {
+		if tk.State != vocab.StateAdmitted {
 			t.Fatalf("admitted[%d] is %s", i, tk.State)
 		}
 		switch {
@@ -138,7 +139,7 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 
 	// Within the grace period every owner can still read why it ended.
 	for i, want := range map[int]string{0: "completed", 2000: "left", 5999: "reclaimed"} {
-		if got := f.status(t, room, admitted[i]); got.State != queue.StateExpired || got.Reason != want {
+		if got := f.status(t, room, admitted[i]); got.State != vocab.StateExpired || got.Reason != want {
 			t.Fatalf("admitted[%d] within grace: %s/%s, want expired/%s", i, got.State, got.Reason, want)
 		}
 	}
@@ -227,13 +228,13 @@ func TestEndedTicketsLeaveNothingBehind(t *testing.T) {
 		t.Fatalf("room keys hold %d B after the purge, %d B before, %d B full", after, before, full)
 	}
 	for _, tk := range live {
-		if got := f.status(t, room, tk); got.State != queue.StateWaiting {
+		if got := f.status(t, room, tk); got.State != vocab.StateWaiting {
 			t.Fatalf("a live waiter was touched: %+v", got)
 		}
 	}
 	// Entering again after the purge gives a new ticket, not the purged one.
 	again := f.enter(t, room, admitted[0].Identity)
-	if again.ID == admitted[0].ID || again.State != queue.StateWaiting {
+	if again.ID == admitted[0].ID || again.State != vocab.StateWaiting {
 		t.Fatalf("re-entry after purge: %+v", again)
 	}
 }
@@ -539,7 +540,7 @@ func TestAWideSnapshotIsReadByRange(t *testing.T) {
 	}
 	for _, tk := range []queue.Ticket{late[0]} {
 		got, _, err := f.line.Status(ctx, room, tk.ID, tk.Identity)
-		if err != nil || got.State != queue.StateWaiting {
+		if err != nil || got.State != vocab.StateWaiting {
 			t.Fatalf("%s in the snapshot: %s (%v)", tk.ID, got.State, err)
 		}
 	}

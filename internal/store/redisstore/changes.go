@@ -90,20 +90,17 @@ func (s *Store) Alive(ctx context.Context, room string, ids []string, now time.T
 		return nil
 	}
 	k := keysFor(s.prefix, room)
-	keys := []string{k.seen, k.base, k.q}
 	run := func() error {
 		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for i := 0; i < len(ids); i += aliveChunk {
 				part := ids[i:min(i+aliveChunk, len(ids))]
-				args := make([]any, 0, 1+2*len(part))
-				args = append(args, ms(now))
+				a := aliveArgs{Seen: k.seen, Base: k.base, Q: k.q, Now: ms(now), Members: make([]string, 0, 2*len(part))}
 				for _, id := range part {
-					for _, m := range membersOf(id) {
-						args = append(args, m)
-					}
+					a.Members = append(a.Members, membersOf(id)...)
 				}
 				// Only waiters still in the line (lua/alive.lua).
-				aliveScript.EvalSha(ctx, p, keys, args...)
+				keys, argv := marshal(a)
+				aliveScript.EvalSha(ctx, p, keys, argv...)
 			}
 			return nil
 		})
@@ -166,8 +163,8 @@ func (s *Store) Present(ctx context.Context, room, server string, open []string,
 		}
 	}
 	k := keysFor(s.prefix, room)
-	err := s.run(ctx, presentScript, []string{k.q, k.present, k.bits(server)},
-		server, ms(now), strconv.FormatUint(lo, 10), string(bits)).Err()
+	err := s.call(ctx, presentArgs{Q: k.q, Present: k.present, Bits: k.bits(server),
+		Server: server, Now: ms(now), Lo: strconv.FormatUint(lo, 10), Bitmap: string(bits)}).Err()
 	if err != nil {
 		return fail("present", err)
 	}

@@ -187,7 +187,7 @@ func TestClusterLine(t *testing.T) {
 				t.Fatalf("stats %+v, want 1 waiting, 6 entered, 1 completed", st)
 			}
 
-			s, err := r.line.Room(ctx, room)
+			s, err := r.line.Settings(ctx, room)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestClusterLine(t *testing.T) {
 		t.Fatalf("rooms %v %v, want %v", listed, err, rooms)
 	}
 	gone := rooms[0]
-	s, err := r.line.Room(ctx, gone)
+	s, err := r.line.Settings(ctx, gone)
 	if err != nil {
 		t.Fatal(err)
 	}

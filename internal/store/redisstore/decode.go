@@ -7,24 +7,25 @@ import (
 	"strings"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
 // record is a ticket as the scripts keep it (lua/record.lua).
 type record struct {
-	Identity  string  `json:"i"`
-	Seq       float64 `json:"s"`
-	State     string  `json:"st"`
-	Reason    string  `json:"r"`
-	Entered   float64 `json:"e"`
-	Admitted  float64 `json:"a"`
-	Orderable float64 `json:"o"`
-	Expires   float64 `json:"x"`
-	EntryPos  float64 `json:"p"`
+	Identity  string      `json:"i"`
+	Seq       float64     `json:"s"`
+	State     vocab.State `json:"st"`
+	Reason    string      `json:"r"`
+	Entered   float64     `json:"e"`
+	Admitted  float64     `json:"a"`
+	Orderable float64     `json:"o"`
+	Expires   float64     `json:"x"`
+	EntryPos  float64     `json:"p"`
 }
 
 // states are the record's states: their first letter (lua/record.lua).
-var states = map[byte]string{'w': "waiting", 'a': "admitted", 's': "scheduled", 'e': "expired"}
+var states = map[byte]vocab.State{'w': vocab.StateWaiting, 'a': vocab.StateAdmitted, 's': vocab.StateScheduled, 'e': vocab.StateExpired}
 
 // parseRecord reads a record in either encoding: the compact one of
 // lua/record.lua, or the JSON of tickets written before it (numbers there
@@ -64,11 +65,12 @@ func parseRecord(s string) (record, error) {
 }
 
 // bucketStates are this release's record states (lua/record.lua).
-var bucketStates = map[byte]string{'W': "waiting", 'A': "admitted", 'S': "scheduled", 'E': "expired"}
+var bucketStates = map[byte]vocab.State{'W': vocab.StateWaiting, 'A': vocab.StateAdmitted, 'S': vocab.StateScheduled, 'E': vocab.StateExpired}
 
 // reasons are the reason letters (lua/record.lua); an admitted record's
 // "v" (its visitor arrived) is no reason.
-var reasons = map[string]string{"a": "abandoned", "r": "reclaimed", "l": "left", "c": "completed", "n": "no_show", "i": "idle"}
+var reasons = map[string]string{"a": vocab.ReasonAbandoned, "r": vocab.ReasonReclaimed, "l": vocab.ReasonLeft,
+	"c": vocab.ReasonCompleted, "n": vocab.ReasonNoShow, "i": vocab.ReasonIdle}
 
 // parseBucketRecord reads this release's record:
 // <S><entered: 8 base-36>< entry position>|<admitted-entered>|<orderable-admitted>|<expires-orderable>|<reason>|<tail: 10 bytes><packed identity>
@@ -133,7 +135,7 @@ func decodeTicket(room, id string, raw, rank, waiting, rate any, now time.Time) 
 	if r, ok := rate.(string); ok {
 		t.Rate, _ = strconv.ParseFloat(r, 64)
 	}
-	if r := toInt(rank); t.State == queue.StateWaiting && r >= 0 {
+	if r := toInt(rank); t.State == vocab.StateWaiting && r >= 0 {
 		t.Position = r + 1
 	}
 	if rec.Admitted > 0 {

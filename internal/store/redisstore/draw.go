@@ -22,19 +22,18 @@ func (s *Store) PreQueue(ctx context.Context, room string) ([]string, error) {
 
 func (s *Store) Draw(ctx context.Context, room string, rec queue.DrawRecord, order []string, now time.Time) (bool, int64, error) {
 	k := keysFor(s.prefix, room)
-	args := make([]any, 0, 6+len(order))
-	args = append(args, ms(rec.OpensAt), ms(now), rec.Server, rec.OrderHash, k.events, queue.MaxScan)
-	for _, id := range order {
-		args = append(args, id)
-	}
-	res, err := s.run(ctx, drawScript, []string{k.pre, k.q, k.seen, k.tickets, k.draw, k.stats, k.log, k.base}, args...).Int64Slice()
+	res, err := s.call(ctx, drawArgs{
+		Pre: k.pre, Q: k.q, Seen: k.seen, Tickets: k.tickets, Draw: k.draw, Stats: k.stats, Log: k.log, Base: k.base,
+		Opens: ms(rec.OpensAt), Now: ms(now), Server: rec.Server, OrderHash: rec.OrderHash, Channel: k.events,
+		MaxMoved: queue.MaxScan, Order: order,
+	}).Int64Slice()
 	if err != nil {
 		return false, 0, fail("draw", err)
 	}
 	if len(res) != 2 {
 		return false, 0, fmt.Errorf("redisstore: draw: unexpected reply %v", res)
 	}
-	if res[0] < 0 {
+	if code(res[0]) == codeDrawStale {
 		return false, 0, queue.ErrDrawStale
 	}
 	return res[0] == 1, res[1], nil

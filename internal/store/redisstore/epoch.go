@@ -57,7 +57,7 @@ func (s *Store) Epoch(ctx context.Context) (queue.Epoch, error) {
 		// Older than seen: a new epoch, unless another server started one
 		// (then that one reports it).
 		mine := queue.RandomID()
-		next, err := s.run(ctx, renewScript, []string{key}, e.ID, mine).Text()
+		next, err := s.call(ctx, renewArgs{Epoch: key, Stale: e.ID, Next: mine}).Text()
 		if err != nil {
 			return queue.Epoch{}, fail("epoch: renew", err)
 		}

@@ -30,9 +30,9 @@ type script struct {
 var scripts []*script
 
 func newScript(op, body string, withRecord bool) *script {
-	src := body
+	src := vocabLua + codesLua + body
 	if withRecord {
-		src = recordLua + body
+		src = vocabLua + codesLua + recordLua + body
 	}
 	s := &script{op: op, body: body, withRecord: withRecord, Script: redis.NewScript(src)}
 	scripts = append(scripts, s)
@@ -46,18 +46,21 @@ func (s *script) fn() string { return "waitroom_" + s.op + "_" + library().versi
 
 type lib struct{ version, code string }
 
-// library is this release's function library: the record codec once, then
+// library is this release's function library: the vocabulary and the record
+// codec once, then
 // each script's body as the callback of its function. The version is a hash
 // of the sources, so a changed script is a new library.
 var library = sync.OnceValue(func() lib {
 	h := sha1.New()
+	h.Write([]byte(vocabLua))
+	h.Write([]byte(codesLua))
 	h.Write([]byte(recordLua))
 	for _, s := range scripts {
 		fmt.Fprintf(h, "\x00%s\x00%t\x00%s", s.op, s.withRecord, s.body)
 	}
 	v := hex.EncodeToString(h.Sum(nil))[:12]
 	var b strings.Builder
-	fmt.Fprintf(&b, "#!lua name=waitroom_%s\n%s\n", v, recordLua)
+	fmt.Fprintf(&b, "#!lua name=waitroom_%s\n%s%s%s\n", v, vocabLua, codesLua, recordLua)
 	for _, s := range scripts {
 		// KEYS and ARGV become the callback's parameters: the bodies read
 		// them as EVAL's globals.
@@ -74,6 +77,12 @@ type functions struct {
 	// the library missing at once load it once.
 	loads atomic.Uint64
 	mu    sync.Mutex
+}
+
+// call runs a's script with a's KEYS and ARGV (args.go).
+func (s *Store) call(ctx context.Context, a scriptArgs) *redis.Cmd {
+	keys, argv := marshal(a)
+	return s.run(ctx, a.script(), keys, argv...)
 }
 
 // run runs sc with keys and args: as a function where Redis has them,

@@ -11,6 +11,7 @@ import (
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/visitor/token"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -73,7 +74,7 @@ func enterAll(t *testing.T, line *queue.Line, who string) {
 		if err != nil {
 			t.Fatalf("enter %s: %v", room, err)
 		}
-		if tk.State != queue.StateWaiting {
+		if tk.State != vocab.StateWaiting {
 			t.Fatalf("enter %s: %s, want waiting", room, tk.State)
 		}
 	}

@@ -11,8 +11,8 @@ import (
 // holder when nobody holds it yet; the binding lasts ttl, the token's life.
 func (s *Store) Hold(ctx context.Context, room, ticket, holder string, mode queue.HoldMode, ttl time.Duration) (bool, error) {
 	k := keysFor(s.prefix, room)
-	n, err := s.run(ctx, holdScript, []string{k.tickets, holderKey(s.prefix, room, ticket), k.base},
-		ticket, holder, max(ttl.Milliseconds(), 1), string(mode), packIdentity(holder)).Int()
+	n, err := s.call(ctx, holdArgs{Tickets: k.tickets, HolderKey: holderKey(s.prefix, room, ticket), Base: k.base,
+		ID: ticket, Holder: holder, TTL: max(ttl.Milliseconds(), 1), Mode: string(mode), Packed: packIdentity(holder)}).Int()
 	if err != nil {
 		return false, fail("hold", err)
 	}

@@ -14,8 +14,9 @@ func (s *Store) Lease(ctx context.Context, room, holder string, now time.Time, t
 	if !admitted.IsZero() {
 		at = ms(admitted)
 	}
-	res, err := s.run(ctx, leaseScript, []string{keysFor(s.prefix, room).admitter},
-		holder, ms(now), max(ttl.Milliseconds(), 1), max(interval.Milliseconds(), 1), at, queue.LeaseKept.Milliseconds()).Slice()
+	res, err := s.call(ctx, leaseArgs{Admitter: keysFor(s.prefix, room).admitter,
+		Holder: holder, Now: ms(now), TTL: max(ttl.Milliseconds(), 1), Interval: max(interval.Milliseconds(), 1),
+		Admitted: at, Kept: queue.LeaseKept.Milliseconds()}).Slice()
 	if err != nil {
 		return queue.Lease{}, fail("lease "+room, err)
 	}

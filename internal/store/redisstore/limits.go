@@ -13,8 +13,9 @@ import (
 // claims one for bucket unless it already holds limit of them (0: no limit).
 func (s *Store) ClaimPlace(ctx context.Context, room, bucket, identity string, limit int64, now time.Time) (int, error) {
 	k := keysFor(s.prefix, room)
-	n, err := s.run(ctx, placesScript, []string{k.visitors, k.tickets, placesKey(s.prefix, room, bucket), k.stats, k.base},
-		identity, ms(now), limit, queue.PlaceClaimWindow.Milliseconds(), queue.PlacesTTL.Milliseconds()).Int()
+	n, err := s.call(ctx, placesArgs{Visitors: k.visitors, Tickets: k.tickets, Places: placesKey(s.prefix, room, bucket),
+		Stats: k.stats, Base: k.base, Identity: identity, Now: ms(now), Limit: limit,
+		Window: queue.PlaceClaimWindow.Milliseconds(), Life: queue.PlacesTTL.Milliseconds()}).Int()
 	if err != nil {
 		return 0, fail("claim place", err)
 	}
@@ -24,8 +25,8 @@ func (s *Store) ClaimPlace(ctx context.Context, room, bucket, identity string, l
 // PlacesHeld counts bucket's live places in room (held.lua).
 func (s *Store) PlacesHeld(ctx context.Context, room, bucket string, now time.Time) (int64, error) {
 	k := keysFor(s.prefix, room)
-	n, err := s.run(ctx, heldScript, []string{k.visitors, k.tickets, placesKey(s.prefix, room, bucket), k.stats, k.base},
-		ms(now), queue.PlaceClaimWindow.Milliseconds(), queue.PlacesSweep).Int64()
+	n, err := s.call(ctx, heldArgs{Visitors: k.visitors, Tickets: k.tickets, Places: placesKey(s.prefix, room, bucket),
+		Stats: k.stats, Base: k.base, Now: ms(now), Window: queue.PlaceClaimWindow.Milliseconds(), Sweep: queue.PlacesSweep}).Int64()
 	if err != nil {
 		return 0, fail("places held", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -464,7 +465,7 @@ func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
 	}
 	var admits []paceAdmit
 	for _, tk := range tickets {
-		if tk.State != queue.StateAdmitted {
+		if tk.State != vocab.StateAdmitted {
 			continue
 		}
 		server, ok := by[tk.ID]

@@ -7,9 +7,13 @@ import (
 // One Lua script per operation. The store runs each as a function of this
 // release's library where Redis has functions, else with EVALSHA (falling
 // back to EVAL when the server does not have it cached yet): functions.go.
-// Scripts that read or write ticket records start with the record codec
-// (lua/record.lua).
+// Every script starts with the vocabulary (lua/vocab.lua, generated from
+// internal/vocab); scripts that read or write ticket records then with the
+// record codec (lua/record.lua).
 var (
+	//go:embed lua/vocab.lua
+	vocabLua string
+
 	//go:embed lua/record.lua
 	recordLua string
 
@@ -76,6 +80,10 @@ var (
 	//go:embed lua/present.lua
 	presentLua    string
 	presentScript = newScript("present", presentLua, false)
+
+	//go:embed lua/retire.lua
+	retireLua    string
+	retireScript = newScript("retire", retireLua, true)
 
 	//go:embed lua/lease.lua
 	leaseLua    string

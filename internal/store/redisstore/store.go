@@ -17,6 +17,7 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -70,8 +71,8 @@ func (s *Store) RestoreRoom(ctx context.Context, room string, st queue.Settings,
 		return false, fail("restore room", err)
 	}
 	hold := now.Add(time.Duration(st.JitterMS)*time.Millisecond + time.Duration(st.SessionTTLS)*time.Second)
-	n, err := s.run(ctx, restoreScript, []string{k.settings, k.budget},
-		data, st.Capacity, ms(hold)).Int()
+	n, err := s.call(ctx, restoreArgs{SettingsKey: k.settings, Budget: k.budget,
+		Settings: string(data), Capacity: st.Capacity, HoldUntil: ms(hold)}).Int()
 	if err != nil {
 		return false, fail("restore room", err)
 	}
@@ -148,36 +149,31 @@ func ms(t time.Time) int64 { return t.UnixMilli() }
 func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
 	tail, packed := newTail(newID), packIdentity(identity)
-	proof := gate.Mode()
-	if proof == queue.ProofSpend {
-		proof = strconv.FormatInt(max(gate.Expires.Sub(now).Milliseconds(), 1), 10) + ":" + gate.ID
+	one := enterOne{
+		Identity: identity, Tail: tail, Now: ms(now), Mode: string(mode),
+		Capacity: st.Capacity, BatchSize: st.BatchSize, Interval: st.BatchIntervalMS,
+		Orderable: ms(now.Add(jitter)), TTL: st.SessionTTLS * 1000, Window: max(st.ArrivalWindowS, 0) * 1000,
+		Proof: gate.Mode(), MaxWaiting: st.MaxWaiting,
+		Packed: packed, Field: visitorField(packed), Now36: stamp36(ms(now)), TailBytes: tailBytes(tail),
 	}
-	admission := fmt.Sprintf("%d:%d:%d:%d:%d:%d", st.Capacity, st.BatchSize, st.BatchIntervalMS, ms(now.Add(jitter)), st.SessionTTLS*1000, max(st.ArrivalWindowS, 0)*1000)
-	res, err := s.enter(ctx, room, k.base, identity, [enterArgs]any{
-		identity, tail, ms(now), string(mode), admission, proof,
-		st.MaxWaiting, packed, visitorField(packed), stamp36(ms(now)), tailBytes(tail),
-	})
+	if one.Proof == queue.ProofSpend {
+		one.ProofTTL, one.ProofID = max(gate.Expires.Sub(now).Milliseconds(), 1), gate.ID
+	}
+	res, err := s.enter(ctx, room, k.base, one)
 	if err != nil {
 		return queue.Ticket{}, fail("enter", err)
 	}
 	id, _ := res[0].(string)
 	if id == "" {
-		switch toInt(res[2]) {
-		case -2:
-			return queue.Ticket{}, queue.ErrProofRequired
-		case -3:
-			return queue.Ticket{}, queue.ErrProofSpent
-		case -4:
-			return queue.Ticket{Room: room, State: queue.StateFull}, nil
-		}
-		return queue.Ticket{Room: room, State: queue.StateClosed}, nil
+		return enterRefusal(room, toInt(res[2]))
 	}
 	return decodeTicket(room, id, res[1], res[2], res[3], res[4], now)
 }
 
 func (s *Store) Status(ctx context.Context, room string, _ *queue.Settings, id, identity string, now time.Time) (queue.Ticket, error) {
 	k := keysFor(s.prefix, room)
-	res, err := s.run(ctx, statusScript, []string{k.tickets, k.q, k.seen, k.stats, k.base}, id, identity, ms(now), packIdentity(identity)).Slice()
+	res, err := s.call(ctx, statusArgs{Tickets: k.tickets, Q: k.q, Seen: k.seen, Stats: k.stats, Base: k.base,
+		ID: id, Identity: identity, Now: ms(now), Packed: packIdentity(identity)}).Slice()
 	if errors.Is(err, redis.Nil) {
 		return queue.Ticket{}, queue.ErrTicketNotFound
 	}
@@ -206,11 +202,12 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 		return nil, nil
 	}
 	k := keysFor(s.prefix, room)
-	keys := []string{k.tickets, k.q, k.seen, k.stats, k.base}
 	// Make sure the script is cached so the pipeline's EVALSHAs all hit.
 	cmds, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, id := range ids {
-			statusScript.EvalSha(ctx, p, keys, id, "", ms(now), "")
+			keys, argv := marshal(statusArgs{Tickets: k.tickets, Q: k.q, Seen: k.seen, Stats: k.stats, Base: k.base,
+				ID: id, Now: ms(now)})
+			statusScript.EvalSha(ctx, p, keys, argv...)
 		}
 		return nil
 	})
@@ -227,7 +224,7 @@ func (s *Store) StatusMany(ctx context.Context, room string, _ *queue.Settings, 
 	for i, c := range cmds {
 		res, err := c.(*redis.Cmd).Slice()
 		if errors.Is(err, redis.Nil) {
-			out[i] = queue.Ticket{Room: room, ID: ids[i], State: queue.StateExpired, Reason: "unknown"}
+			out[i] = queue.Ticket{Room: room, ID: ids[i], State: vocab.StateExpired, Reason: "unknown"}
 			continue
 		}
 		if err != nil {
@@ -247,8 +244,9 @@ func isNoScript(err error) bool {
 
 func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := s.run(ctx, leaveScript, []string{k.tickets, k.q, k.seen, k.active, k.ended, k.pre, k.stats, k.log, k.base},
-		id, identity, ms(now), packIdentity(identity)).Int()
+	n, err := s.call(ctx, leaveArgs{Tickets: k.tickets, Q: k.q, Seen: k.seen, Active: k.active, Ended: k.ended,
+		Pre: k.pre, Stats: k.stats, Log: k.log, Base: k.base,
+		ID: id, Identity: identity, Now: ms(now), Packed: packIdentity(identity)}).Int()
 	if err != nil {
 		return fail("leave", err)
 	}
@@ -260,7 +258,8 @@ func (s *Store) Leave(ctx context.Context, room, id, identity string, now time.T
 
 func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) error {
 	k := keysFor(s.prefix, room)
-	n, err := s.run(ctx, completeScript, []string{k.tickets, k.active, k.stats, k.ended, k.base}, id, ms(now)).Int()
+	n, err := s.call(ctx, completeArgs{Tickets: k.tickets, Active: k.active, Stats: k.stats, Ended: k.ended, Base: k.base,
+		ID: id, Now: ms(now)}).Int()
 	if err != nil {
 		return fail("complete", err)
 	}
@@ -272,7 +271,7 @@ func (s *Store) Complete(ctx context.Context, room, id string, now time.Time) er
 
 func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (bool, string, error) {
 	k := keysFor(s.prefix, room)
-	res, err := s.run(ctx, activeScript, []string{k.active, k.tickets, k.base}, id, ms(now)).Slice()
+	res, err := s.call(ctx, activeArgs{Active: k.active, Tickets: k.tickets, Base: k.base, ID: id, Now: ms(now)}).Slice()
 	if err != nil {
 		return false, "", fail("active", err)
 	}
@@ -288,7 +287,8 @@ func (s *Store) Active(ctx context.Context, room, id string, now time.Time) (boo
 // the slot's idle deadline.
 func (s *Store) Arrive(ctx context.Context, room, id string, now time.Time, idle time.Duration) (bool, string, error) {
 	k := keysFor(s.prefix, room)
-	res, err := s.run(ctx, arriveScript, []string{k.active, k.tickets, k.base}, id, ms(now), max(idle.Milliseconds(), 0), queue.IdleStep).Slice()
+	res, err := s.call(ctx, arriveArgs{Active: k.active, Tickets: k.tickets, Base: k.base,
+		ID: id, Now: ms(now), Idle: max(idle.Milliseconds(), 0), Step: queue.IdleStep}).Slice()
 	if err != nil {
 		return false, "", fail("arrive", err)
 	}
@@ -302,33 +302,34 @@ func (s *Store) Arrive(ctx context.Context, room, id string, now time.Time, idle
 
 func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now time.Time, jitters []time.Duration, draws []uint64) (queue.TickResult, error) {
 	k := keysFor(s.prefix, room)
-	paused := "0"
-	if st.Paused {
-		paused = "1" // activation "off" still drains the waiters from before at the pace
+	a := tickArgs{
+		Q: k.q, Seen: k.seen, Active: k.active, Tickets: k.tickets, Budget: k.budget, Stats: k.stats,
+		Admits: k.admits, Ended: k.ended, Visitors: k.visitors, Log: k.log, Base: k.base, Present: k.present,
+		Now: ms(now), Interval: st.BatchIntervalMS, BatchSize: st.BatchSize, Capacity: st.Capacity,
+		AbandonBefore: ms(now) - st.AbandonAfterS*1000,
+		Paused:        st.Paused, // activation "off" still drains the waiters from before at the pace
+		TTL:           st.SessionTTLS * 1000, MaxScan: queue.MaxScan,
+		Rate: strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), Channel: k.events,
+		PurgeBefore: ms(now.Add(-queue.EndedKept)),
+		Window:      st.ArrivalWindowS * 1000, // negative: lapse nobody early (queue.HoldLapses)
+		Jitters:     make([]int64, max(st.BatchSize, 0)),
 	}
-	args := []any{
-		ms(now), st.BatchIntervalMS, st.BatchSize, st.Capacity,
-		ms(now) - st.AbandonAfterS*1000, paused, st.SessionTTLS * 1000, queue.MaxScan,
-		strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), k.events, ms(now.Add(-queue.EndedKept)),
-		st.ArrivalWindowS * 1000, // negative: lapse nobody early (queue.HoldLapses)
-	}
-	for i := int64(0); i < st.BatchSize; i++ {
-		var j time.Duration
-		if int(i) < len(jitters) {
-			j = jitters[i]
+	for i := range a.Jitters {
+		if i < len(jitters) {
+			a.Jitters[i] = jitters[i].Milliseconds()
 		}
-		args = append(args, j.Milliseconds())
 	}
 	if len(draws) > 0 {
-		for i := int64(0); i < st.BatchSize; i++ {
+		a.Draws = make([]string, max(st.BatchSize, 0))
+		for i := range a.Draws {
 			var d uint64
-			if int(i) < len(draws) {
+			if i < len(draws) {
 				d = draws[i] % queue.DrawRange
 			}
-			args = append(args, strconv.FormatUint(d, 10))
+			a.Draws[i] = strconv.FormatUint(d, 10)
 		}
 	}
-	res, err := s.run(ctx, tickScript, []string{k.q, k.seen, k.active, k.tickets, k.budget, k.stats, k.admits, k.ended, k.visitors, k.log, k.base, k.present}, args...).Slice()
+	res, err := s.call(ctx, a).Slice()
 	if err != nil {
 		return queue.TickResult{}, fail("tick "+room, err)
 	}

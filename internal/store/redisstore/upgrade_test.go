@@ -14,6 +14,7 @@ import (
 
 	"github.com/waitroom/waitroom/internal/httpkit/hexid"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
+	"github.com/waitroom/waitroom/internal/vocab"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -62,7 +63,7 @@ func TestTicketsOfTheJSONEncodingStillWork(t *testing.T) {
 	if !hexid.Valid(d.ID) || d.Position != 4 || d.Seq != 4 {
 		t.Fatalf("new ticket behind three old ones: %+v", d)
 	}
-	if got := f.status(t, "up", a); got.State != queue.StateWaiting || got.Position != 1 || got.Seq != 1 {
+	if got := f.status(t, "up", a); got.State != vocab.StateWaiting || got.Position != 1 || got.Seq != 1 {
 		t.Fatalf("old ticket a: %+v", got)
 	}
 	if again := f.enter(t, "up", "v:a"); again.ID != a.ID || again.Position != 1 {
@@ -87,7 +88,7 @@ func TestTicketsOfTheJSONEncodingStillWork(t *testing.T) {
 	if want := []string{a.ID, c.ID, d.ID}; !slices.Equal(r.Admitted, want) {
 		t.Fatalf("admitted %v, want %v (old and new ids, in line order)", r.Admitted, want)
 	}
-	if got := f.status(t, "up", c); got.State != queue.StateAdmitted {
+	if got := f.status(t, "up", c); got.State != vocab.StateAdmitted {
 		t.Fatalf("old ticket c after the tick: %+v", got)
 	}
 	if ok, err := f.store.Hold(ctx, "up", a.ID, "v:a", queue.HoldOwner, time.Minute); err != nil || !ok {
@@ -158,7 +159,7 @@ func TestTicketsOfTheCompactEncodingStillWork(t *testing.T) {
 	if n, _ := rdb.HLen(ctx, b+"tickets").Result(); n != 4 {
 		t.Fatalf("old tickets hash holds %d, want the 4 old tickets (the new one in a bucket)", n)
 	}
-	if got := f.status(t, "up", a); got.State != queue.StateWaiting || got.Position != 1 || got.Seq != 1 || got.Identity != a.Identity {
+	if got := f.status(t, "up", a); got.State != vocab.StateWaiting || got.Position != 1 || got.Seq != 1 || got.Identity != a.Identity {
 		t.Fatalf("old ticket a: %+v", got)
 	}
 	if again := f.enter(t, "up", a.Identity); again.ID != a.ID || again.Position != 1 {
@@ -187,7 +188,7 @@ func TestTicketsOfTheCompactEncodingStillWork(t *testing.T) {
 	if r := f.tick(t, "up"); r.Abandoned != 1 {
 		t.Fatalf("abandoned %d, want the old ghost only", r.Abandoned)
 	}
-	if got := f.status(t, "up", g); got.State != queue.StateExpired || got.Reason != "abandoned" {
+	if got := f.status(t, "up", g); got.State != vocab.StateExpired || got.Reason != "abandoned" {
 		t.Fatalf("old ghost: %+v", got)
 	}
 
@@ -202,7 +203,7 @@ func TestTicketsOfTheCompactEncodingStillWork(t *testing.T) {
 	}
 	for _, tk := range []queue.Ticket{c, d} {
 		got := f.status(t, "up", tk)
-		if got.State != queue.StateAdmitted || got.Identity != tk.Identity {
+		if got.State != vocab.StateAdmitted || got.Identity != tk.Identity {
 			t.Fatalf("%s after the tick: %+v", tk.Identity, got)
 		}
 		if tok, err := f.line.Token(got); err != nil || tok == "" {

@@ -23,9 +23,10 @@ func NewGate(keys *token.Keyset, now func() time.Time) Gate {
 	return Gate{Issuer: NewIssuer(keys.Derive("pow"), now)}
 }
 
-// Line is what the gate needs of the line; *queue.Line has it.
+// Line is what the gate needs of the line to price and limit places;
+// *queue.Line has it. The gate never enters: the handler does, with the
+// proof Check gave it.
 type Line interface {
-	EnterWith(ctx context.Context, room, identity string, proof queue.EntryProof) (queue.Ticket, queue.Settings, error)
 	LimitClientPaid(ctx context.Context, room string, s *queue.Settings, bucket, identity string, paid int64) error
 	PlacesHeld(ctx context.Context, room, bucket string) (int64, error)
 }
@@ -127,26 +128,43 @@ func (g Gate) Proof(ctx context.Context, line Line, s queue.Settings, room strin
 	return proof, nil
 }
 
-// Enter takes client's place in room (s is the room's settings), a new one
-// costing the work payload solves at its network's price. A refused
-// solution takes no new place, but an identity that holds one still gets it
-// back; anyone else gets a *Refusal.
-func (g Gate) Enter(ctx context.Context, line Line, s queue.Settings, room string, c Client, payload string) (queue.Ticket, queue.Settings, error) {
+// Check is the proof of work's verdict on an enter, reached before it: the
+// proof the enter spends (queue.Line.EnterWith), and, when the solution was
+// refused, the refusal a newcomer gets. A refused solution takes no new
+// place, but an identity that holds one still gets it back: its enter goes
+// ahead, asking for a proof that never came.
+type Check struct {
+	Proof   queue.EntryProof
+	Refused *Refusal
+}
+
+// Check checks payload for a new place of client in room (s is the room's
+// settings) at its network's price, before the handler enters. Its error
+// is one that ends the enter (a limit's *queue.LimitError, the store's);
+// a solution that does not hold is in the Check.
+func (g Gate) Check(ctx context.Context, line Line, s queue.Settings, room string, c Client, payload string) (Check, error) {
 	proof, err := g.Proof(ctx, line, s, room, c, payload)
 	var refused *Refusal
 	if errors.As(err, &refused) {
-		proof = queue.EntryProof{Required: true}
-	} else if err != nil {
-		return queue.Ticket{}, s, err
-	}
-	t, got, err := line.EnterWith(ctx, room, c.Identity, proof)
-	if refused != nil && errors.Is(err, queue.ErrProofRequired) {
-		return queue.Ticket{}, s, refused
+		return Check{Proof: queue.EntryProof{Required: true}, Refused: refused}, nil
 	}
 	if err != nil {
-		return queue.Ticket{}, got, g.EnterError(ctx, line, s, room, c, err)
+		return Check{}, err
 	}
-	return t, got, nil
+	return Check{Proof: proof}, nil
+}
+
+// Entered is the enter's error (EnterWith's, after Check) as the client
+// reads it: a newcomer whose solution was refused gets that refusal, the
+// line's refusals for want of work a *Refusal with a fresh challenge.
+func (g Gate) Entered(ctx context.Context, line Line, s queue.Settings, room string, c Client, ch Check, err error) error {
+	if ch.Refused != nil && errors.Is(err, queue.ErrProofRequired) {
+		return ch.Refused
+	}
+	if err != nil {
+		return g.EnterError(ctx, line, s, room, c, err)
+	}
+	return nil
 }
 
 // EnterError turns the line's refusals for want of work into *Refusal.

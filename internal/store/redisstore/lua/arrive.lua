@@ -11,7 +11,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] active (members)  KEYS[2] tickets (before)
 -- KEYS[3] base (the room's key base: <base>t:*, same slot)
--- ARGV[1] ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
+-- ARGV[1] id: the ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
 -- ARGV[4] step (queue.IdleStep)
 -- Returns {1, ""} or {0, reason}.
 local m, rec, _, k = find(KEYS[3], KEYS[2], ARGV[1])
@@ -21,11 +21,11 @@ if not (d and d > now) then
   if not rec then return {0, 'unknown'} end
   if d then
     if rec.x and rec.x ~= '' and d < tonumber(rec.x) then
-      return {0, rec.ar and 'idle' or 'no_show'} -- lapsed, not yet ticked
+      return {0, rec.ar and REASON_IDLE or REASON_NO_SHOW} -- lapsed, not yet ticked
     end
-    return {0, 'reclaimed'}
+    return {0, REASON_RECLAIMED}
   end
-  return {0, rec.r or 'reclaimed'}
+  return {0, rec.r or REASON_RECLAIMED}
 end
 if not rec or not rec.x or rec.x == '' then return {1, ''} end
 local x = tonumber(rec.x)

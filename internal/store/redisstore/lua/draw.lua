@@ -12,11 +12,11 @@
 -- KEYS[6] stats    HASH counters (logn: the change log's count)
 -- KEYS[7] log      STREAM the change log (positions)
 -- KEYS[8] base     the room's key base: <base>t:*, <base>s:* (same slot)
--- ARGV[1] the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] SHA-256 of the order
--- ARGV[5] event channel  ARGV[6] most late entries moved per call
--- ARGV[7..] the drawn order: every pre-queue ticket id once
+-- ARGV[1] opens: the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] order_hash: SHA-256 of the order
+-- ARGV[5] channel: the event channel  ARGV[6] max_moved: most late entries moved per call
+-- ARGV[7..] order: the drawn order, every pre-queue ticket id once
 -- Returns {1, late moved} when this call drew, {0, late moved} when the
--- opening was drawn before, {-1, 0} when the order is not the pre-queue.
+-- opening was drawn before, {CODE_DRAW_STALE, 0} when the order is not the pre-queue.
 local now = tonumber(ARGV[2])
 local first = 7
 local base = KEYS[8]
@@ -67,7 +67,7 @@ local function late()
     if m then
       redis.call('ZADD', KEYS[2], seq, m)
       add_score(seq) -- positions
-      rec.st, rec.p = 'waiting', redis.call('ZRANK', KEYS[2], m) + 1
+      rec.st, rec.p = ST_WAITING, redis.call('ZRANK', KEYS[2], m) + 1
       place(m, rec, k)
     end
   end
@@ -83,7 +83,7 @@ if redis.call('HGET', KEYS[5], 'opens') == ARGV[1] then
 end
 
 local n = #ARGV - first + 1
-if redis.call('ZCARD', KEYS[1]) ~= n then return {-1, 0} end
+if redis.call('ZCARD', KEYS[1]) ~= n then return {CODE_DRAW_STALE, 0} end
 -- In chunks: one call per thousand tickets, not one per ticket (unpack
 -- takes up to 8000 values).
 local chunk = 1000
@@ -93,7 +93,7 @@ for c = first, #ARGV, chunk do
   local scores = redis.call('ZMSCORE', KEYS[1], unpack(ARGV, c, last))
   for i = 1, last - c + 1 do
     local id = ARGV[c + i - 1]
-    if not scores[i] or once[id] then return {-1, 0} end
+    if not scores[i] or once[id] then return {CODE_DRAW_STALE, 0} end
     once[id] = true
   end
 end
@@ -108,7 +108,7 @@ for c = first, #ARGV, chunk do
     local k = i - first + 1
     local m, rec, _, rk = find(base, KEYS[4], ARGV[i])
     if m then
-      rec.st, rec.p = 'waiting', k
+      rec.st, rec.p = ST_WAITING, k
       place(m, rec, rk)
       qz[#qz + 1], qz[#qz + 2] = base_score - n - 1 + k, m
       add_score(base_score - n - 1 + k) -- positions

@@ -26,31 +26,35 @@
 --   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
 --   log      STREAM the change log (positions)
 --   and the buckets t:*, s:*, v:* (record.lua)
--- ARGV[1] the number of enters; then each enter's 11 arguments (below,
---   numbered from 1: enter i's argument j is ARGV[1 + 11 * (i - 1) + j]).
+-- ARGV[1] enters: the number of enters; then each enter's 18 arguments,
+--   EACH below: enter i's argument j is ARGV[1 + 18 * (i - 1) + j].
 --   The batch holds no identity twice (the caller's part).
 -- Returns 5 values per enter: its ticket id ('' for none), its record,
--- its rank (-1 unranked; -2 a proof is needed, -3 the proof was spent, -4
--- the line is full), the number waiting, and the room's rate.
--- 1 identity  2 the new ticket's tail: 20 random hex digits (or, from
---   tests, any other id, which the ticket is then kept under)
--- 3 now (ms)
--- 4 mode: "line" (the line is on), "open" (activation off), "paused",
+-- its rank (CODE_UNRANKED, or a refusal: CODE_PROOF_NEEDED,
+-- CODE_PROOF_SPENT, CODE_LINE_FULL: codes.go), the number waiting, and the
+-- room's rate.
+-- EACH[1] identity  EACH[2] tail: the new ticket's tail: 20 random hex digits
+--   (or, from tests, any other id, which the ticket is then kept under)
+-- EACH[3] now (ms)
+-- EACH[4] mode: "line" (the line is on), "open" (activation off), "paused",
 --   "open_if_empty" (an adaptive room whose line is closed: in at once unless
 --   people still wait), "closed" (the room has ended: only live tickets return),
 --   "scheduled" (before the opening: a new place goes to the pre-queue)
--- 5 the admission's settings, read only when a newcomer may be
---   admitted at once: "<capacity>:<batch size>:<batch interval (ms)>:
---   <orderable_at for a fast-tracked ticket (ms)>:<session ttl (ms)>:
---   <arrival window (ms), 0: off>": the slot's score in active is its
---   deadline, orderable + the window until its visitor arrives (tick.lua)
--- 6 proof: "none" (a new place costs nothing), "need" (it costs a
---   solution and none came), or a checked solution to spend once:
---   "<ms the spent mark lives: the challenge's remaining life>:<challenge id>"
--- 7 max waiting: a newcomer who would wait in a line this long gets
+-- The admission's settings, read only when a newcomer may be admitted at once:
+-- EACH[5] capacity  EACH[6] batch_size  EACH[7] interval: the batch interval (ms)
+-- EACH[8] orderable: orderable_at for a ticket admitted at once (ms)
+-- EACH[9] ttl: the session ttl (ms)
+-- EACH[10] window: the arrival window (ms, 0: off): the slot's score in
+--   active is its deadline, orderable + the window until its visitor
+--   arrives (tick.lua)
+-- EACH[11] proof: "none" (a new place costs nothing), "need" (it costs a
+--   solution and none came), or "spend": a checked solution to spend once
+-- EACH[12] proof_ttl: with spend, how long the spent mark lives (ms: the
+--   challenge's remaining life)  EACH[13] proof_id: the challenge's id
+-- EACH[14] max_waiting: a newcomer who would wait in a line this long gets
 --   no place (0: no limit)
--- 8 the identity packed (record.lua)  9 its visitors field
--- 10 now in 8 base-36 digits  11 the tail as 10 bytes
+-- EACH[15] packed: the identity packed (record.lua)  EACH[16] field: its visitors field
+-- EACH[17] now36: now in 8 base-36 digits  EACH[18] tail_bytes: the tail as 10 bytes
 local base = KEYS[1]
 local stats, q, seqkey = base .. 'stats', base .. 'q', base .. 'seq'
 local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged', 'vonly')
@@ -66,9 +70,9 @@ local joined_q, added, tk_cur, recs = {false, false}, '', nil, {false, false}
 local nq, nr = 0, 0
 
 for i = 1, tonumber(ARGV[1]) do
-  local a = 1 + 11 * (i - 1)
+  local a = 1 + 18 * (i - 1)
   local identity, tail, nowms, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
-  local packed, field = ARGV[a + 8], ARGV[a + 9]
+  local packed, field = ARGV[a + 15], ARGV[a + 16]
   local now = tonumber(nowms)
   local o = 5 * (i - 1)
   -- repeat ... until true: break ends this enter (Lua 5.1 has no continue).
@@ -81,43 +85,42 @@ for i = 1, tonumber(ARGV[1]) do
     if existing then
       local rec, _, raw = load(base, base .. 'tickets', existing)
       if rec and owns(rec, identity, packed) and
-        (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now)) then
-        local rank = -1
-        if rec.st == 'waiting' then
+        (rec.st == ST_WAITING or rec.st == ST_SCHEDULED or (rec.st == ST_ADMITTED and tonumber(rec.x) > now)) then
+        local rank = CODE_UNRANKED
+        if rec.st == ST_WAITING then
           if rec.v == 2 then
             redis.call('HSET', skey(base, existing), existing, nowms)
           else
             redis.call('ZADD', base .. 'seen', 'XX', nowms, existing)
           end
-          rank = redis.call('ZRANK', q, existing) or -1
+          rank = redis.call('ZRANK', q, existing) or CODE_UNRANKED
         end
         out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = idof(existing, rec), raw, rank, waiting, rate
         break
       end
     end
 
-    if mode == 'closed' then
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -1, 0, '0'
+    if mode == ADMIT_CLOSED then
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', CODE_UNRANKED, 0, '0'
       break
     end
 
     -- Line full: checked here, atomically with the place it would take, so
     -- servers entering at once never overshoot; asked before any proof is spent.
-    local maxw = tonumber(ARGV[a + 7]) or 0
-    if maxw > 0 and mode ~= 'open' and waiting >= maxw then
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -4, 0, '0'
+    local maxw = tonumber(ARGV[a + 14]) or 0
+    if maxw > 0 and mode ~= ADMIT_OPEN and waiting >= maxw then
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', CODE_LINE_FULL, 0, '0'
       break
     end
 
-    local proof = ARGV[a + 6]
+    local proof = ARGV[a + 11]
     if proof == 'need' then
-      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -2, 0, '0'
+      out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', CODE_PROOF_NEEDED, 0, '0'
       break
     end
-    if proof ~= 'none' then
-      local ttl, challenge = string.match(proof, '^(%d+):(.+)$')
-      if not redis.call('SET', base .. 'pow:' .. challenge, '1', 'NX', 'PX', ttl) then
-        out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', -3, 0, '0'
+    if proof == 'spend' then
+      if not redis.call('SET', base .. 'pow:' .. ARGV[a + 13], '1', 'NX', 'PX', ARGV[a + 12]) then
+        out[o + 1], out[o + 2], out[o + 3], out[o + 4], out[o + 5] = '', '', CODE_PROOF_SPENT, 0, '0'
         break
       end
     end
@@ -136,20 +139,18 @@ for i = 1, tonumber(ARGV[1]) do
 
     -- The newcomer's ticket: its state letter, entry position and the
     -- admission's times (new: base-36 deltas; before: ms).
-    local c, pos, times, rank = 'W', '', '||', -1
-    if mode == 'scheduled' then
+    local c, pos, times, rank = 'W', '', '||', CODE_UNRANKED
+    if mode == ADMIT_SCHEDULED then
       -- Scheduled opening: before it, a new place is in the pre-queue, unranked
       -- until the opening's draw (draw.lua) gives it a random place. The
       -- pre-queue keeps ticket ids: the draw's order is of ids.
       c = 'S'
       redis.call('ZADD', base .. 'pre', s, id)
     else
-      local admit = (mode == 'open') or (mode == 'open_if_empty' and waiting == 0)
-      local capacity, size, interval, orderable, ttl, window
-      if admit or (mode == 'line' and waiting == 0) then
-        capacity, size, interval, orderable, ttl, window = string.match(ARGV[a + 5], '^(%d+):(%d+):(%d+):(%d+):(%d+):(%d+)$')
-      end
-      if mode == 'line' and waiting == 0 then
+      local admit = (mode == ADMIT_OPEN) or (mode == ADMIT_OPEN_IF_EMPTY and waiting == 0)
+      local capacity, size, interval, orderable, ttl, window =
+        ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9], ARGV[a + 10]
+      if mode == ADMIT_LINE and waiting == 0 then
         -- Fast track: only into an empty line, within capacity and this tick's budget.
         -- As in tick.lua: ticks compared by start time, so a change of pace holds.
         local start = now - now % tonumber(interval)
@@ -194,7 +195,7 @@ for i = 1, tonumber(ARGV[1]) do
     -- may split its bucket).
     local raw
     if new then
-      raw = c .. ARGV[a + 10] .. pos .. '|' .. times .. '||' .. ARGV[a + 11] .. packed
+      raw = c .. ARGV[a + 17] .. pos .. '|' .. times .. '||' .. ARGV[a + 18] .. packed
       local tk = tkey(base, m)
       if tk ~= tk_cur then
         if tk_cur then redis.call('HSET', tk_cur, unpack(recs, 1, nr)); nr = 0 end

@@ -12,7 +12,7 @@
 --                  deadline or, once seen live, the last check (ms)
 -- KEYS[4] stats    HASH vb: the number of visitors buckets
 -- KEYS[5] base     the room's key base: <base>t:*, <base>v:* (same slot)
--- ARGV[1] now (ms)  ARGV[2] claim window (ms)  ARGV[3] sweep: members rechecked
+-- ARGV[1] now (ms)  ARGV[2] window: the claim window (ms)  ARGV[3] sweep: members rechecked
 -- Returns the number of places held.
 local now, window, sweep = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 
@@ -28,14 +28,14 @@ local function record(who)
 end
 
 local function live(rec)
-  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
+  return rec ~= nil and (rec.st == ST_WAITING or rec.st == ST_SCHEDULED or (rec.st == ST_ADMITTED and tonumber(rec.x) > now))
 end
 
 -- A no-show counts until its session would have ended (its expiry, or the
 -- purge of its record): a squatter's place that lapsed unused still prices
 -- its network's next one, as if it had been held (queue.PowPrice).
 local function counted(rec)
-  return live(rec) or (rec ~= nil and rec.st == 'expired' and rec.r == 'no_show' and (tonumber(rec.x) or 0) > now)
+  return live(rec) or (rec ~= nil and rec.st == ST_EXPIRED and rec.r == REASON_NO_SHOW and (tonumber(rec.x) or 0) > now)
 end
 
 local members = redis.call('ZRANGE', KEYS[3], 0, sweep - 1, 'WITHSCORES')

@@ -3,12 +3,12 @@
 -- KEYS[1] tickets  HASH ticket member -> record (before)
 -- KEYS[2] holder   STRING who holds this ticket's token; expires with the token
 -- KEYS[3] base     the room's key base: <base>t:* (same slot)
--- ARGV[1] ticket id  ARGV[2] holder (an identity, e.g. "v:<hash of a visitor cookie>")
--- ARGV[3] the token's time left (ms)
+-- ARGV[1] id: the ticket id  ARGV[2] holder (an identity, e.g. "v:<hash of a visitor cookie>")
+-- ARGV[3] ttl: the token's time left (ms)
 -- ARGV[4] mode: "owner" (a cookie visitor's token is held by that visitor only;
 --   any other by the holder a hand-off bound it to, handoff.lua) or "first"
 --   (the first holder, or the owner)
--- ARGV[5] the holder packed (record.lua)
+-- ARGV[5] packed: the holder packed (record.lua)
 -- Returns 1 when holder may use the token, 0 when it is someone else's.
 local m, rec = find(KEYS[3], KEYS[1], ARGV[1])
 if not m then return 0 end

@@ -4,9 +4,9 @@
 -- across holders: a tick is due only an interval after it, so a new holder
 -- keeps the pace of the one before.
 -- KEYS[1] admitter HASH h = holder, x = end of the lease (ms), t = start of the last admitting tick (ms)
--- ARGV[1] holder  ARGV[2] now (ms)  ARGV[3] lease ttl (ms)  ARGV[4] batch interval (ms)
--- ARGV[5] start of an admitting tick of the caller (ms), or 0
--- ARGV[6] how long the key stays after the lease ends (ms)
+-- ARGV[1] holder  ARGV[2] now (ms)  ARGV[3] ttl: the lease (ms)  ARGV[4] interval: the batch interval (ms)
+-- ARGV[5] admitted: start of an admitting tick of the caller (ms), or 0
+-- ARGV[6] kept: how long the key stays after the lease ends (ms)
 -- Returns {held (1/0), due (1/0), holder, end of the lease (ms), t (ms), previous holder taken over or ''}
 local holder, now, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local interval, admitted, keep = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])

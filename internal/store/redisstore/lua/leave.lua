@@ -3,7 +3,7 @@
 -- KEYS[1] tickets (before)  KEYS[2] q  KEYS[3] seen (before)  KEYS[4] active  KEYS[5] ended  (members)
 -- KEYS[6] pre (ticket ids)  KEYS[7] stats  KEYS[8] log (STREAM the change log, for positions)
 -- KEYS[9] base (the room's key base: <base>t:*, <base>s:*, same slot)
--- ARGV[1] ticket id  ARGV[2] identity  ARGV[3] now (ms)  ARGV[4] the identity packed
+-- ARGV[1] id: the ticket id  ARGV[2] identity  ARGV[3] now (ms)  ARGV[4] packed: the identity packed
 -- Returns 1, or 0 when the ticket is unknown or not the identity's.
 local m, rec, _, k = find(KEYS[9], KEYS[1], ARGV[1])
 if not m then return 0 end
@@ -15,8 +15,8 @@ if isseq(m) then redis.call('HDEL', skey(KEYS[9], m), m) end -- a sign of life (
 if rec.v ~= 2 then redis.call('ZREM', KEYS[3], m) end
 redis.call('ZREM', KEYS[4], m)
 redis.call('ZREM', KEYS[6], ARGV[1])
-if rec.st == 'waiting' or rec.st == 'scheduled' or rec.st == 'admitted' then
-  rec.st, rec.r = 'expired', 'left'
+if rec.st == ST_WAITING or rec.st == ST_SCHEDULED or rec.st == ST_ADMITTED then
+  rec.st, rec.r = ST_EXPIRED, REASON_LEFT
   redis.call('HSET', k, m, encode(rec))
   redis.call('ZADD', KEYS[5], tonumber(ARGV[3]), m)
 end

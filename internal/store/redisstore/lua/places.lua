@@ -10,9 +10,9 @@
 -- KEYS[4] stats    HASH vb: the number of visitors buckets
 -- KEYS[5] base     the room's key base: <base>t:*, <base>v:* (same slot)
 -- ARGV[1] identity  ARGV[2] now (ms)  ARGV[3] limit (0: claim nothing)
--- ARGV[4] claim window (ms)  ARGV[5] life of the set after its last claim (ms)
+-- ARGV[4] window: the claim window (ms)  ARGV[5] life: of the set after its last claim (ms)
 -- Returns 0 when identity holds a live place already (nothing is counted),
--- 1 when it may take one (claimed), -1 when the bucket holds limit places.
+-- 1 when it may take one (claimed), CODE_PLACES_FULL when the bucket holds limit places.
 local identity, now, limit = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
 local window = tonumber(ARGV[4])
 
@@ -28,14 +28,14 @@ local function record(who)
 end
 
 local function live(rec)
-  return rec ~= nil and (rec.st == 'waiting' or rec.st == 'scheduled' or (rec.st == 'admitted' and tonumber(rec.x) > now))
+  return rec ~= nil and (rec.st == ST_WAITING or rec.st == ST_SCHEDULED or (rec.st == ST_ADMITTED and tonumber(rec.x) > now))
 end
 
 -- A no-show counts until its session would have ended (its expiry, or the
 -- purge of its record): a squatter's place that lapsed unused still prices
 -- its network's next one, as if it had been held (queue.PowPrice).
 local function counted(rec)
-  return live(rec) or (rec ~= nil and rec.st == 'expired' and rec.r == 'no_show' and (tonumber(rec.x) or 0) > now)
+  return live(rec) or (rec ~= nil and rec.st == ST_EXPIRED and rec.r == REASON_NO_SHOW and (tonumber(rec.x) or 0) > now)
 end
 
 -- A member counts while its place lives, or, until its claim's deadline,
@@ -62,7 +62,7 @@ if redis.call('ZCARD', KEYS[3]) >= limit then
       redis.call('ZREM', KEYS[3], who)
     end
   end
-  if held >= limit then return -1 end
+  if held >= limit then return CODE_PLACES_FULL end
 end
 redis.call('ZADD', KEYS[3], now + window, identity)
 redis.call('PEXPIRE', KEYS[3], ARGV[5])

@@ -7,7 +7,7 @@
 -- KEYS[2] present  HASH server -> "<taken (ms)>:<lo>:<bitmap bytes>": each server's latest snapshot
 -- KEYS[3] bits     STRING the server's bitmap (<base>pr:<server>): bit i, in
 --   Redis's order (GETBIT, SETBIT: the most significant bit of a byte first), is seq lo + i
--- ARGV[1] server  ARGV[2] now (ms)  ARGV[3] lo  ARGV[4] the bitmap
+-- ARGV[1] server  ARGV[2] now (ms)  ARGV[3] lo  ARGV[4] bitmap
 -- Returns 1, or 0 when nobody waits.
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('SET', KEYS[3], ARGV[4])

@@ -36,6 +36,9 @@
 --   <state><tail hex>|<seq>|<entered>|<entry pos>|<admitted>|<orderable>|<expires>|<reason>|<identity>
 -- or JSON (member = id, tail ''). They are read there and written back
 -- there (rec.v == 1) until they end and are purged.
+-- Retirement (redisstore/records.go): servers of this release move the
+-- compact ones into the buckets at start (retire.lua); the release after
+-- next drops both old encodings.
 -- No tables or number formatting up here: this part runs on every call.
 
 local function b36(n)
@@ -68,13 +71,13 @@ local function decode(raw)
     local c, e, p, a, o, x, r, rest = string.match(raw,
       '^(%u)(%w%w%w%w%w%w%w%w)(%d*)|(%w*)|(%w*)|(%w*)|(%l?)|(.*)$')
     if not c then return nil end
-    local st = (c == 'W' and 'waiting') or (c == 'A' and 'admitted') or (c == 'S' and 'scheduled') or 'expired'
+    local st = (c == 'W' and ST_WAITING) or (c == 'A' and ST_ADMITTED) or (c == 'S' and ST_SCHEDULED) or ST_EXPIRED
     local rec = {v = 2, st = st, e = tonumber(e, 36), p = p, t = string.sub(rest, 1, 10), i = string.sub(rest, 11)}
     if r == 'v' then
       rec.ar = true
     elseif r ~= '' then
-      rec.r = (r == 'a' and 'abandoned') or (r == 'r' and 'reclaimed') or (r == 'l' and 'left') or
-        (r == 'n' and 'no_show') or (r == 'i' and 'idle') or 'completed'
+      rec.r = (r == 'a' and REASON_ABANDONED) or (r == 'r' and REASON_RECLAIMED) or (r == 'l' and REASON_LEFT) or
+        (r == 'n' and REASON_NO_SHOW) or (r == 'i' and REASON_IDLE) or REASON_COMPLETED
     end
     if a ~= '' then
       rec.a = rec.e + tonumber(a, 36)
@@ -87,7 +90,7 @@ local function decode(raw)
     '^(%a)(%x*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|([^|]*)|(.*)$')
   if not c then return nil end
   if r == '' then r = nil end
-  local st = (c == 'w' and 'waiting') or (c == 'a' and 'admitted') or (c == 's' and 'scheduled') or 'expired'
+  local st = (c == 'w' and ST_WAITING) or (c == 'a' and ST_ADMITTED) or (c == 's' and ST_SCHEDULED) or ST_EXPIRED
   -- Numbers stay strings ('' when unset): encode writes them back as they
   -- are; compare them through tonumber. An admitted one's reason
   -- "arrived" marks its visitor arrived (arrive.lua).
@@ -110,13 +113,13 @@ local function encode(rec)
       times = b36(rec.a - rec.e) .. '|' .. b36(rec.o - rec.a) .. '|' .. b36(rec.x - rec.o)
     end
     local r = rec.r and string.sub(rec.r, 1, 1) or ''
-    if r == '' and rec.ar and rec.st == 'admitted' then r = 'v' end
+    if r == '' and rec.ar and rec.st == ST_ADMITTED then r = 'v' end
     return string.upper(string.sub(rec.st, 1, 1)) .. string.rep('0', 8 - #e) .. e .. num(rec.p) .. '|' ..
       times .. '|' .. r .. '|' .. rec.t .. rec.i
   end
   return string.sub(rec.st, 1, 1) .. rec.t .. '|' .. num(rec.s) .. '|' .. num(rec.e) .. '|' .. num(rec.p) .. '|' ..
     num(rec.a) .. '|' .. num(rec.o) .. '|' .. num(rec.x) .. '|' ..
-    (rec.r or (rec.ar and rec.st == 'admitted' and 'arrived') or '') .. '|' .. rec.i
+    (rec.r or (rec.ar and rec.st == ST_ADMITTED and 'arrived') or '') .. '|' .. rec.i
 end
 
 -- hex is a tail's 20 hex digits.

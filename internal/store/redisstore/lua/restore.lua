@@ -10,8 +10,8 @@
 -- room's Redis Cluster slot.
 -- KEYS[1] settings  STRING the room's settings JSON
 -- KEYS[2] budget    HASH h = slots held for tokens from before, hu = until when (ms)
--- ARGV[1] settings JSON  ARGV[2] capacity
--- ARGV[3] hold until (ms: now + jitter + session ttl, the latest expiry of a token from before)
+-- ARGV[1] settings: the JSON  ARGV[2] capacity
+-- ARGV[3] hold_until (ms: now + jitter + session ttl, the latest expiry of a token from before)
 -- Returns 1 when the room was put back, 0 when it existed (and is held too).
 local put = redis.call('SET', KEYS[1], ARGV[1], 'NX')
 local hu = tonumber(redis.call('HGET', KEYS[2], 'hu') or '0') or 0

@@ -5,7 +5,7 @@
 -- ghosts piled up; the rest go in the next ticks.
 -- Abandonment: the head is checked exactly as it is admitted; the rest of
 -- the line is swept from a cursor (stats sw, a rank in q), round-robin, at
--- most 128 waiters kept (queue.SweepKeep) and ARGV[8] dropped a tick: a
+-- most 128 waiters kept (queue.SweepKeep) and max_scan dropped a tick: a
 -- line that short is swept whole each tick, a longer one drops a silent
 -- waiter within one sweep of the line (length / 128 ticks) after
 -- abandon_after_s, never before. The sweep starts over
@@ -20,7 +20,7 @@
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] q        ZSET waiting members scored by seq
 -- KEYS[2] seen     ZSET waiting members scored by last sign of life (ms) (before)
--- KEYS[3] active   ZSET admitted members scored by deadline (ms): expiry, or sooner (ARGV[12])
+-- KEYS[3] active   ZSET admitted members scored by deadline (ms): expiry, or sooner (window)
 -- KEYS[4] tickets  HASH ticket member -> record (before)
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --   h = slots held after a data loss until hu (ms) (restore.lua)
@@ -32,19 +32,19 @@
 -- KEYS[11] base    the room's key base: <base>t:*, s:*, v:* (same slot)
 -- KEYS[12] present HASH server -> "<taken (ms)>:<lo>:<bytes>": the servers' snapshots of
 --   their open connections, bitmaps of seqs in <present>:<server> (present.lua)
--- ARGV[1] now (ms)  ARGV[2] batch interval (ms)  ARGV[3] batch size  ARGV[4] capacity
--- ARGV[5] abandon before (ms: waiters last seen before this are gone)
--- ARGV[6] paused (1/0)  ARGV[7] session ttl (ms)  ARGV[8] most removals of each kind per tick
--- ARGV[9] configured rate (per s)  ARGV[10] event channel
--- ARGV[11] purge before (ms: tickets that ended before this are deleted)
--- ARGV[12] arrival window (ms; 0: off): an admitted slot's score in active is
+-- ARGV[1] now (ms)  ARGV[2] interval: the batch interval (ms)  ARGV[3] batch_size  ARGV[4] capacity
+-- ARGV[5] abandon_before (ms: waiters last seen before this are gone)
+-- ARGV[6] paused (1/0)  ARGV[7] ttl: the session ttl (ms)  ARGV[8] max_scan: most removals of each kind per tick
+-- ARGV[9] rate: the configured rate (per s)  ARGV[10] channel: the event channel
+-- ARGV[11] purge_before (ms: tickets that ended before this are deleted)
+-- ARGV[12] window: the arrival window (ms; 0: off): an admitted slot's score in active is
 --   its deadline, orderable + this window until its visitor arrives
 --   (arrive.lua), never past its expiry; one reclaimed before its expiry
 --   lapsed: no_show (never arrived) or idle (arrived, then went quiet).
 --   Negative: arrivals could not be seen (degraded mode, and a while
 --   after): a slot due before its expiry gets now + |window| instead
--- ARGV[13..] one jitter (ms) per admission slot, at least batch size of them
--- ARGV[13 + size ..] a random line's draws, one per slot, in [0, 2^48): absent for FIFO
+-- ARGV[13..] jitters: one (ms) per admission slot, at least batch size of them
+-- ARGV[13+size..] draws: a random line's,, one per slot, in [0, 2^48): absent for FIFO
 -- Returns {reclaimed, abandoned, purged, no-shows, idle, then for each
 -- admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
@@ -267,7 +267,7 @@ local function finish(members, reason, recs, keys)
   for i, m in ipairs(members) do
     local rec = recs[i]
     if rec then
-      rec.st, rec.r = 'expired', type(reason) == 'table' and reason[i] or reason
+      rec.st, rec.r = ST_EXPIRED, type(reason) == 'table' and reason[i] or reason
       idx[#idx + 1] = i
       z[#z + 1] = now
       z[#z + 1] = m
@@ -329,16 +329,16 @@ if #due > 0 then
   local recs, keys = records(members)
   local whys, erecs, ekeys, held = {}, {}, {}, {}
   for i, m in ipairs(members) do
-    local rec, why = recs[i], 'reclaimed'
+    local rec, why = recs[i], REASON_RECLAIMED
     local x = rec and rec.x and rec.x ~= '' and tonumber(rec.x)
     if x and deadline[i] < x then
-      why = rec.ar and 'idle' or 'no_show'
+      why = rec.ar and REASON_IDLE or REASON_NO_SHOW
     end
-    if why ~= 'reclaimed' and hold then
+    if why ~= REASON_RECLAIMED and hold then
       -- Arrivals could not be seen (degraded): a new deadline, not a lapse.
       held[#held + 1], held[#held + 2] = math.min(x, now + window), m
     else
-      if why == 'idle' then idles = idles + 1 elseif why == 'no_show' then no_shows = no_shows + 1 end
+      if why == REASON_IDLE then idles = idles + 1 elseif why == REASON_NO_SHOW then no_shows = no_shows + 1 end
       expired[#expired + 1] = m
       whys[#expired], erecs[#expired], ekeys[#expired] = why, rec, keys[i]
     end
@@ -397,7 +397,7 @@ if #gone > 0 then
   end
   unseen(gone)
   redis.call('ZREM', KEYS[1], unpack(gone))
-  finish(gone, 'abandoned')
+  finish(gone, REASON_ABANDONED)
 end
 local abandoned = #gone
 
@@ -457,7 +457,7 @@ if not paused then
         skipped = skipped + 1
       elseif rec then
         local o = now + tonumber(ARGV[13 + #admitted])
-        rec.st, rec.a, rec.o, rec.x = 'admitted', now, o, o + ttl
+        rec.st, rec.a, rec.o, rec.x = ST_ADMITTED, now, o, o + ttl
         marked[#marked + 1] = i
         local d = o + ttl
         if window > 0 and o + window < d then d = o + window end -- |window| when held
@@ -474,7 +474,7 @@ if not paused then
       redis.call('ZADD', KEYS[3], unpack(z, i, math.min(i + 1999, #z)))
     end
   end
-  finish(ghosts, 'abandoned')
+  finish(ghosts, REASON_ABANDONED)
   abandoned = abandoned + #ghosts
   if #admitted > 0 then
     redis.call('HSET', KEYS[5], 's', bs, 'u', used + #admitted)
