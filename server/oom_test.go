@@ -2,9 +2,10 @@ package server_test
 
 import (
 	"context"
-	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/waitroom/waitroom/internal/testkit/redistest"
 )
 
 // TestRedisOutOfMemoryIs503: a real redis-server at maxmemory with
@@ -15,7 +16,7 @@ import (
 // failing.
 func TestRedisOutOfMemoryIs503(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	if !redistest.Real(t) {
 		t.Skip("redis-server is not on PATH")
 	}
 	e := newDegradedEnv(t)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,7 +23,7 @@ import (
 // time inside Redis mean nothing there.
 func needRealRedis(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	if !redistest.Real(t) {
 		t.Skip("redis-server is not on PATH")
 	}
 }

@@ -10,11 +10,15 @@ import (
 
 var fallbackLogged sync.Once
 
-// fallback reports whether to use miniredis because redis-server is missing.
-// Where a real server is required it fails the test instead, so CI never
-// passes on the weaker fallback by accident.
+// fallback reports whether to use miniredis: under -short (the fast tier
+// is the same with or without redis-server installed) or because
+// redis-server is missing. Where a real server is required it fails the test
+// instead, so CI never passes on the weaker fallback by accident.
 func fallback(tb testing.TB) bool {
 	tb.Helper()
+	if testing.Short() {
+		return true
+	}
 	_, lookErr := exec.LookPath(redisServer)
 	use, err := decide(lookErr, os.Getenv)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os/exec"
 	"regexp"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ func ctx(t *testing.T) context.Context {
 }
 
 func TestStartAnswers(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
+	if fallback(t) {
 		t.Skip("redis-server is not on PATH: this test is about the real server")
 	}
 	s := Start(t)

@@ -29,7 +29,7 @@ func TestDeathSignalChild(t *testing.T) {
 // A test binary killed before its cleanups run (a timeout, SIGKILL) must not
 // leave redis-server behind.
 func TestRedisDiesWithTestBinary(t *testing.T) {
-	if _, err := exec.LookPath(redisServer); err != nil {
+	if fallback(t) {
 		t.Skip("needs redis-server")
 	}
 	child := exec.Command(os.Args[0], "-test.run=^TestDeathSignalChild$", "-test.count=1")

@@ -21,9 +21,13 @@ import (
 const RequireEnv = "WAITROOM_REQUIRE_TOOLS"
 
 // Need returns the path of program (a name on PATH or an absolute path),
-// or skips (fails under WAITROOM_REQUIRE_TOOLS=1) with hint.
+// or skips (fails under WAITROOM_REQUIRE_TOOLS=1) with hint. Under -short it
+// always skips: the fast tier runs with Go alone.
 func Need(t testing.TB, program, hint string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("this test runs %s; the fast tier (-short) runs with Go alone", program)
+	}
 	p, err := exec.LookPath(program)
 	if err == nil {
 		return p
