@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -75,11 +74,9 @@ func parseCrowd(args []string, stderr io.Writer) (crowdConfig, error) {
 	if err := c.check(); err != nil {
 		return c, err
 	}
-	for _, m := range strings.Split(modes, ",") {
-		if !slices.Contains(crowdModes, m) {
-			return c, fmt.Errorf("--modes: unknown mode %q", m)
-		}
-		c.Modes = append(c.Modes, m)
+	var err error
+	if c.Modes, err = parseModes(modes, crowdModes); err != nil {
+		return c, err
 	}
 	c.SourceFirst = net.ParseIP(first).To4()
 	switch {

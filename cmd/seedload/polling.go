@@ -68,11 +68,9 @@ func parsePolling(args []string, stderr io.Writer) (pollingConfig, error) {
 	if err := c.check(); err != nil {
 		return c, err
 	}
-	for _, m := range strings.Split(modes, ",") {
-		if !slices.Contains(allModes, m) {
-			return c, fmt.Errorf("--modes: unknown mode %q", m)
-		}
-		c.Modes = append(c.Modes, m)
+	var err error
+	if c.Modes, err = parseModes(modes, allModes); err != nil {
+		return c, err
 	}
 	switch {
 	case c.Window <= 0 || c.Window > maxWindow:
@@ -450,4 +448,16 @@ func printPolling(w io.Writer, c pollingConfig, r *pollingReport) {
 			fmt.Fprintf(w, "  %s: %s\n", run.Mode, strings.Join(notes, "; "))
 		}
 	}
+}
+
+// parseModes reads --modes, a comma-separated list of allowed's names.
+func parseModes(list string, allowed []string) ([]string, error) {
+	var out []string
+	for _, m := range strings.Split(list, ",") {
+		if !slices.Contains(allowed, m) {
+			return nil, fmt.Errorf("--modes: unknown mode %q", m)
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }
