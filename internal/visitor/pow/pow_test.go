@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/waitroom/waitroom/internal/testkit"
+
 	"github.com/waitroom/waitroom/internal/visitor/pow"
 )
 
@@ -55,8 +57,8 @@ func TestSolveAndVerify(t *testing.T) {
 // A try succeeds with probability 1/difficulty: the counters found over many
 // challenges average about difficulty tries (counter + 1).
 func TestDifficultyIsExpectedTries(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs ~2,000 scrypt")
+	if testing.Short() || testkit.Race {
+		t.Skip("runs ~2,000 scrypt: the full tier without -race runs it")
 	}
 	now := t0
 	is := issuer(&now)
