@@ -30,6 +30,7 @@ var a11yStates = []string{
 // and recovery, leaving the line, the time of entry, no early "Continue",
 // and the accept page going back to the line when a degraded drill ends.
 func TestBrowserAccessibility(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	settings := browserRoomSettings() // paused

@@ -26,6 +26,7 @@ import (
 //     the tab's title;
 //   - the admitted page says how long the turn is held.
 func TestBrowserNextSteps(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	ctx := context.Background()

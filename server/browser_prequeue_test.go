@@ -12,6 +12,7 @@ import (
 // then "open now" through the admin API: both open pages move to the line
 // with their drawn places, pushed, without reloading.
 func TestBrowserPreQueue(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	s := browserRoomSettings() // paused: the drawn places hold still

@@ -15,6 +15,7 @@ import (
 // operator undoes it; and the draw of a random line shows the live
 // indicator, the reconnecting state and a way to leave.
 func TestBrowserShopperPages(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	site.putRoom(browserRoomSettings()) // paused

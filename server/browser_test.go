@@ -25,6 +25,7 @@ import (
 // prefix and browser; they run one after another, so that one Chromium at a
 // time competes with the other packages' tests for the CPU.
 func TestBrowser(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	t.Run("VisitOverWebSocket", func(t *testing.T) {
 		browserVisitScenario(t, kit, browserBlock{}, "ws")
@@ -394,6 +395,7 @@ func prefillNetwork(ctx context.Context, t *testing.T, line *queue.Line, s queue
 // (docs/benchmarks.md); WAITROOM_POW_HELD=k times them from place k+1 of
 // their network (127.0.0.1) on.
 func TestBrowserProofOfWork(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	settings := browserRoomSettings()

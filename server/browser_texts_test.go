@@ -13,6 +13,7 @@ import (
 // browser asks (Accept-Language) or the visitor switches (?lang=); a text
 // without the page's language falls back to English, then to any.
 func TestBrowserTextsPerLanguage(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	site := startBrowserSite(t, browserBlock{})
 	const parent = "https://shop.example"

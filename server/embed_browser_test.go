@@ -21,6 +21,7 @@ import (
 // cookies are third-party ones) and a foreign page at http://127.0.0.1:C.
 // Scripts are web/e2e/embed-*.mjs; skips like TestBrowser.
 func TestEmbedBrowser(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	t.Run("ShopEmbedsTheLineToAdmission", func(t *testing.T) {
 		embedShopScenario(t, kit, false)

@@ -70,6 +70,7 @@ type adminRun struct {
 }
 
 func TestDashboardInChromium(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	root, node := kit.Root, kit.Node
 	site := newSite(t, siteOptions{admit: true})

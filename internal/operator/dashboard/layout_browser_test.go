@@ -46,6 +46,7 @@ type layoutRun struct {
 // uPlot's "--" until hovered), axes with units, one "Live" in the header,
 // and no axe-core violations. Screenshots go to test-output/browser.
 func TestDashboardLayoutInChromium(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	root, node := kit.Root, kit.Node
 	site := newSite(t, siteOptions{admit: true})

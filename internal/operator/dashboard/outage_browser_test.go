@@ -21,6 +21,7 @@ import (
 // dies; the connection line stops saying "Live" and says Redis is down, in
 // English and Korean (screenshots at 390 and 1280 px).
 func TestOutageReplacesLiveInChromium(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	root, node := kit.Root, kit.Node
 	srv := redistest.Start(t)

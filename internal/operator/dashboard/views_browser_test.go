@@ -44,6 +44,7 @@ type viewsRun struct {
 // server's id, Redis, URL, units), so a string not taken from the
 // catalogue fails here. Screenshots go to test-output/browser.
 func TestEveryDashboardViewInChromium(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	root, node := kit.Root, kit.Node
 	const signalErr = "signal unavailable: Get \"http://127.0.0.1:1/api/v1/query\": connection refused"

@@ -26,6 +26,7 @@ import (
 // in Seoul's time. English and Korean at 390 and 1280 px,
 // axe-clean, screenshots in test-output/browser/admin-zone-*.png.
 func TestDashboardTimesInOperatorZone(t *testing.T) {
+	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
 	root, node := kit.Root, kit.Node
 	const zone = "Asia/Seoul"
