@@ -127,6 +127,9 @@ func (f *firstWS) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	f.buf = append(f.buf, p...)
+	if len(f.buf) > 1<<16 { // no endpoint line this long: keep looking in what comes next
+		f.buf = f.buf[len(f.buf)-1<<10:]
+	}
 	for {
 		i := bytes.IndexByte(f.buf, '\n')
 		if i < 0 {
