@@ -46,6 +46,19 @@ wait_for() {
 	return 1
 }
 
+# raise_nofile WANT NEED WHAT raises this shell's open-file limit, and so
+# that of everything it starts, to WANT as far as the hard limit allows
+# (raising the hard limit needs root), and stops when it is under NEED,
+# saying it is too low for WHAT.
+raise_nofile() {
+	ulimit -Hn "$1" 2>/dev/null || true
+	ulimit -n "$1" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
+	if (($(ulimit -n) < $2)); then
+		echo "$BENCH_NAME: open-file limit $(ulimit -n) is too low for $3" >&2
+		exit 1
+	fi
+}
+
 # bench_host is the loopback address the servers listen on (BENCH_HOST,
 # default 127.0.0.1): a shared machine can give each user its own.
 bench_host=${BENCH_HOST:-127.0.0.1}

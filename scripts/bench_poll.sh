@@ -37,14 +37,8 @@ BENCH_NAME=bench_poll
 # shellcheck source=scripts/bench_lib.sh
 source scripts/bench_lib.sh
 
-# One socket per WebSocket waiter on each side: raise the limit for this
-# shell and so for everything it starts, as far as the hard limit allows.
-ulimit -Hn "$NOFILE" 2>/dev/null || true
-ulimit -n "$NOFILE" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-if (($(ulimit -n) < 2 * VISITORS + 1000)); then
-	echo "bench_poll: open-file limit $(ulimit -n) is too low for $VISITORS visitors" >&2
-	exit 1
-fi
+# One socket per WebSocket waiter on each side.
+raise_nofile "$NOFILE" $((2 * VISITORS + 1000)) "$VISITORS visitors"
 
 echo "== building"
 go build -o "$work/waitroom" ./cmd/waitroom

@@ -52,12 +52,7 @@ source scripts/bench_lib.sh
 
 # One socket per WebSocket waiter on each side: raise the limit for this
 # shell and so for everything it starts, as far as the hard limit allows.
-ulimit -Hn "$NOFILE" 2>/dev/null || true
-ulimit -n "$NOFILE" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-if (($(ulimit -n) < 2 * WAITERS + 1000)); then
-	echo "bench_seeds: open-file limit $(ulimit -n) is too low for $WAITERS waiters" >&2
-	exit 1
-fi
+raise_nofile "$NOFILE" $((2 * WAITERS + 1000)) "$WAITERS waiters"
 
 echo "== building"
 go build -o "$work/waitroom" ./cmd/waitroom

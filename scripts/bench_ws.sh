@@ -35,15 +35,8 @@ BENCH_NAME=bench_ws
 # shellcheck source=scripts/bench_lib.sh
 source scripts/bench_lib.sh
 
-# One socket per waiter on each side, plus Redis and HTTP connections: raise
-# the limit for this shell and so for everything it starts. Raising the hard
-# limit needs root; without it, go as high as the hard limit allows.
-ulimit -Hn "$NOFILE" 2>/dev/null || true
-ulimit -n "$NOFILE" 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-if (($(ulimit -n) < CONNS + 1000)); then
-	echo "bench_ws: open-file limit $(ulimit -n) is too low for $CONNS connections" >&2
-	exit 1
-fi
+# One socket per waiter on each side, plus Redis and HTTP connections.
+raise_nofile "$NOFILE" $((CONNS + 1000)) "$CONNS connections"
 
 # free_port picks a random port that no socket uses, below the ephemeral
 # range: tens of thousands of client sockets come and go from that range
