@@ -32,40 +32,17 @@ var a11yStates = []string{
 func TestBrowserAccessibility(t *testing.T) {
 	t.Parallel() // its own site and Chromium contexts; it waits on the page most of the time
 	kit := needBrowser(t)
-	site := startBrowserSite(t, browserBlock{})
-	settings := browserRoomSettings() // paused
-	site.putRoom(settings)
-	site.enterOthers(2)
 	ctx := context.Background()
-	checking := browserRoomSettings()
-	checking.BotProtection = queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: queue.DefaultPowCost}
-	ended := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-	closed := browserRoomSettings()
-	closed.EndsAt = &ended
-	opens := time.Now().Add(2 * time.Hour)
-	scheduled := browserRoomSettings()
-	scheduled.OpensAt = &opens
-	framed := browserRoomSettings()
-	framed.AllowedEmbedders = []string{site.url}
-	framedScheduled := scheduled
-	framedScheduled.AllowedEmbedders = []string{site.url}
-	for name, s := range map[string]queue.Settings{"checking": checking, "ended": closed, "scheduled": scheduled,
-		"framed": framed, "framed-soon": framedScheduled} {
-		if err := site.line.PutRoom(ctx, name, s); err != nil {
-			t.Fatalf("put room %s: %v", name, err)
-		}
-	}
-	methodRooms(t, site)
-
+	site := a11ySite(t) // the line's part
 	langs := make([]string, len(templates.Langs))
 	for i, l := range templates.Langs {
 		langs[i] = string(l)
 	}
 	shots := filepath.Join(kit.Root, "test-output", "screenshots")
-	// Two runs of the script, each with its budget: the line's states, then
-	// the states around it (PART=more), whose results join the first's.
-	// Generous: on a machine shared with other builds the line's part alone
-	// has taken close to 5 minutes.
+	// Two runs of the script: the line's states, and the states around it
+	// (PART=more), whose results join the first's. The budget is generous:
+	// on a machine shared with other builds the line's part alone has taken
+	// close to 5 minutes.
 	const timeout = 8 * time.Minute
 	var v struct {
 		Results []struct {
@@ -109,19 +86,25 @@ func TestBrowserAccessibility(t *testing.T) {
 		PageErrors []string
 	}
 	more := v
+	// The two parts run at once, each on a site of its own: the line's part
+	// turns degraded mode on for its whole server, which the other part's
+	// accept page must not see.
+	sctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var scripts []*browserScript
 	for _, part := range []struct {
 		name string
-		into any
-	}{{"line", &v}, {"more", &more}} {
-		sctx, cancel := context.WithTimeout(ctx, timeout)
-		kit.startScript(sctx, t, "a11y", site, "PART="+part.name,
+		site *browserSite
+	}{{"line", site}, {"more", a11ySite(t)}} {
+		scripts = append(scripts, kit.startScript(sctx, t, "a11y", part.site, "PART="+part.name, "SCENARIO="+t.Name()+"-"+part.name,
 			"ADMIN_TOKEN="+browserAdminToken, "CHECKING_ROOM=checking", "CLOSED_ROOM=ended", "SHOT_DIR="+shots,
 			"FRAMED_ROOM=framed", "FRAMED_SCHEDULED_ROOM=framed-soon",
 			"DRAW_ROOM=draw", "MAINT_ROOM=maint", "FULL_ROOM=full", "SOLD_ROOM=drop", "SCHEDULED_ROOM=scheduled",
 			"LANGS="+strings.Join(langs, ","), fmt.Sprintf("TIMEOUT_MS=%d", (timeout-10*time.Second).Milliseconds()),
-		).wait(part.into)
-		cancel()
+		))
 	}
+	scripts[0].wait(&v)
+	scripts[1].wait(&more)
 	v.Results = append(v.Results, more.Results...)
 	v.PageErrors = append(v.PageErrors, more.PageErrors...)
 	v.Facts.DrawPending, v.Facts.AcceptRecovered = more.Facts.DrawPending, more.Facts.AcceptRecovered
@@ -213,4 +196,36 @@ func TestBrowserAccessibility(t *testing.T) {
 	} else {
 		t.Logf("the accept page went back to the line %d ms after the drill ended", v.Recovery.MovedMs)
 	}
+}
+
+// a11ySite starts a site with the rooms web/e2e/a11y.mjs visits: ROOM
+// (paused, two others ahead), the checking, closed, scheduled and framed
+// rooms and the queueing methods' rooms.
+func a11ySite(t *testing.T) *browserSite {
+	t.Helper()
+	site := startBrowserSite(t, browserBlock{})
+	settings := browserRoomSettings() // paused
+	site.putRoom(settings)
+	site.enterOthers(2)
+	ctx := context.Background()
+	checking := browserRoomSettings()
+	checking.BotProtection = queue.BotProtection{ProofOfWork: queue.ProofOfWorkOn, PowCost: queue.DefaultPowCost}
+	ended := time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	closed := browserRoomSettings()
+	closed.EndsAt = &ended
+	opens := time.Now().Add(2 * time.Hour)
+	scheduled := browserRoomSettings()
+	scheduled.OpensAt = &opens
+	framed := browserRoomSettings()
+	framed.AllowedEmbedders = []string{site.url}
+	framedScheduled := scheduled
+	framedScheduled.AllowedEmbedders = []string{site.url}
+	for name, s := range map[string]queue.Settings{"checking": checking, "ended": closed, "scheduled": scheduled,
+		"framed": framed, "framed-soon": framedScheduled} {
+		if err := site.line.PutRoom(ctx, name, s); err != nil {
+			t.Fatalf("put room %s: %v", name, err)
+		}
+	}
+	methodRooms(t, site)
+	return site
 }

@@ -187,11 +187,12 @@ async function more(browser) {
 await run(async (browser, seen) => {
   Object.assign(seen, { results, pageErrors });
   if (PART === "more") return more(browser);
-  const open = []; // one live visitor per combination, kept for the later states
   const facts = { reconnect: [], left: [], early: [] };
 
-  // The room is paused: check, closed, the page before its script, paused and live, reconnecting.
-  for (const { lang, vp } of combos) {
+  // The room is paused: check, closed, the page before its script, paused
+  // and live, reconnecting; the combinations side by side, each keeping one
+  // live visitor for the later states.
+  const open = await Promise.all(combos.map(async ({ lang, vp }) => {
     {
       const { context, page } = await newPage(browser, lang, vp);
       await page.route("**/challenge", () => {}); // held: the page stays on the checking step
@@ -261,8 +262,8 @@ await run(async (browser, seen) => {
     await waitShown(page, LIVE, "live again after the network came back");
     const bannerGone = await page.locator(q("reconnecting")).isHidden();
     facts.reconnect.push({ lang, viewport: vp.name, ring, stillRing, ...stale, recoveredMs: Date.now() - cut, bannerGone });
-    open.push({ lang, vp, context, page });
-  }
+    return { lang, vp, context, page }; // kept for the later states
+  }));
 
   // Open but slow: nobody else moves for a minute. The live page without the paused notice.
   await room({ paused: false, batch_size: 1, batch_interval_ms: 60_000 });
@@ -295,7 +296,7 @@ await run(async (browser, seen) => {
   }
 
   // Expired: a page whose ticket is gone (left from another tab).
-  for (const { lang, vp, context, page } of open) {
+  await Promise.all(open.map(async ({ lang, vp, context, page }) => {
     await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
     await waitShown(page, LIVE, "live after joining again");
     const ticket = await page.locator("[data-waitroom]").getAttribute("data-ticket");
@@ -304,13 +305,14 @@ await run(async (browser, seen) => {
     await visible(page, "expired", "the expired state");
     await audit(page, "expired", lang, vp);
     await context.close();
-  }
+  }));
 
   // Fast, with a long jitter: admitted, a countdown, then "Continue". The
   // shop answers 204 so the page stays put after its turn starts.
+  // The combinations wait for their turns side by side: the jitter is most
+  // of this step's time.
   await room({ batch_size: 50, batch_interval_ms: 200, capacity: 1000, jitter_ms: 12_000 });
-  const inLine = [];
-  for (const { lang, vp } of combos) {
+  const inLine = await Promise.all(combos.map(async ({ lang, vp }) => {
     const { context, page } = await newPage(browser, lang, vp);
     await page.route("**/shop**", (r) => r.fulfill({ status: 204 }));
     await page.goto(`${BASE_URL}/rooms/${ROOM}?lang=${lang}`, { waitUntil: "domcontentloaded" });
@@ -323,8 +325,8 @@ await run(async (browser, seen) => {
     await audit(page, "admitted", lang, vp);
     facts.early.push({ lang, viewport: vp.name, goEarly, goHiddenAfterAudit, countdown });
     await page.close();
-    inLine.push({ lang, vp, context }); // degraded mode takes requests only from visitors who were in line
-  }
+    return { lang, vp, context }; // degraded mode takes requests only from visitors who were in line
+  }));
 
   // Queueing methods, line full, sold out: each page audited; sold out is
   // pushed to an open page and undone, the place back.
