@@ -53,6 +53,9 @@ function defs(strings: Strings): Record<string, ChartDef> {
   };
 }
 
+/** TIME_STEPS are the time axis's tick steps in seconds, from a second to a week. */
+const TIME_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400, 172800, 604800];
+
 /** chartValue is a legend value: the number in the axis's unit, or "–" for none. */
 export function chartValue(v: number | null | undefined, decimals: number, lang: string): string {
   if (v === null || v === undefined || !Number.isFinite(v)) return "–";
@@ -113,8 +116,11 @@ export class Charts {
         scales: { x: { time: true } },
         axes: [
           {
-            // Ticks under a minute apart (a chart's first minutes) say their
-            // seconds, so no two read the same.
+            // Ticks at least a second apart, and under a minute apart (a
+            // chart's first minutes) they say their seconds, so no two read
+            // the same. (uPlot's own steps go down to milliseconds, which a
+            // chart of its first second would label "8:29:44" twice.)
+            incrs: TIME_STEPS,
             values: (_u: uPlot, splits: number[], _axis: number, _space: number, incr: number) => {
               const ticks = splits.map((v) => (incr < 60 ? axisTimeSeconds : axisTime)(v));
               el.dataset.ticks = ticks.join("|"); // the canvas's labels, for tests
