@@ -28,7 +28,10 @@ func TestClearedOrEarlierOpeningDrawsOpenPages(t *testing.T) {
 			// Paused: the server's own admission loop (Run, on the fake
 			// clock the test advances) must not admit anyone between the
 			// test's own ticks, which unpause their copy of the settings.
-			e.putRoom("sale", `{"opens_at": "`+opens+`", "batch_size": 1, "batch_interval_ms": 1000, "capacity": 100, "paused": true}`)
+			// The clock jumps a minute past the pages' last signs of life:
+			// a long abandon_after_s keeps that loop from reaping them as
+			// gone before their sockets say otherwise (it did under load).
+			e.putRoom("sale", `{"opens_at": "`+opens+`", "batch_size": 1, "batch_interval_ms": 1000, "capacity": 100, "paused": true, "abandon_after_s": 3600}`)
 
 			const n = 4
 			type page struct {

@@ -64,7 +64,9 @@ await run(async (browser, seen) => {
   // The Go side opens the room: the first visitor goes through to checkout.
   await waitShown(pages[0].page, '[data-testid="shop"][data-status="checkout"]', "the demo checkout");
   const finalURL = pages[0].page.url();
+  log(`the first visitor is at ${finalURL}`);
   for (const p of pages) await p.context.close();
+  log("closed the visitors' pages");
 
   const times = [];
   const solveTimes = [];
