@@ -377,10 +377,16 @@ func TestBusyPoolIsNotAnOutage(t *testing.T) {
 	clock.Advance(2 * time.Second)
 	for range 3 {
 		short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+		start := time.Now()
 		_, err := store.GetRoom(short, "busy")
+		took := time.Since(start)
 		cancel()
-		if !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatalf("a call that ran out of time on a full pool: %v", err)
+		// A goroutine that wakes after the pool's own timeout too (a starved
+		// machine) finds both ready, and Go's select picks either: busy is
+		// then as true an answer, and is not counted either.
+		late := took >= 50*time.Millisecond && errors.Is(err, queue.ErrBusy)
+		if !errors.Is(err, context.DeadlineExceeded) && !late {
+			t.Fatalf("a call that ran out of time on a full pool: %v after %v", err, took)
 		}
 	}
 	if a.Degraded() {
