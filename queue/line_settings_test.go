@@ -6,10 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/waitroom/waitroom/internal/store/memstore"
-	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
 
@@ -18,12 +15,7 @@ import (
 // CachedSettings only the cache, never the store.
 func TestSettingsReadersSayWhereTheyRead(t *testing.T) {
 	store := memstore.New()
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := clockwork.NewFakeClock()
-	line := queue.NewLine(store, keys, queue.LineOptions{Clock: clock})
+	line, clock := fakeClockLine(t, store)
 	ctx := context.Background()
 	if _, ok := line.CachedSettings("drop"); ok {
 		t.Fatal("CachedSettings knows a room nobody read")

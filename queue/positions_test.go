@@ -8,24 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/waitroom/waitroom/internal/store/memstore"
 	"github.com/waitroom/waitroom/internal/testkit"
-	"github.com/waitroom/waitroom/internal/visitor/token"
 	"github.com/waitroom/waitroom/queue"
 )
-
-// positionsLine is a line on store with a fake clock.
-func positionsLine(t *testing.T, store queue.Store) (*queue.Line, *clockwork.FakeClock) {
-	t.Helper()
-	keys, err := token.Generate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
-	return queue.NewLine(store, keys, queue.LineOptions{Clock: clock}), clock
-}
 
 // awaitPosition polls p until score has position want, failing after a
 // generous bound (the follower is a goroutine reading a blocking log).
@@ -44,7 +30,7 @@ func awaitPosition(t *testing.T, p *queue.Positions, room string, score float64,
 // admissions and a room deleted under the follower, without reading tickets.
 func TestPositionsFollowTheLine(t *testing.T) {
 	store := memstore.New()
-	line, clock := positionsLine(t, store)
+	line, clock := fakeClockLine(t, store)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := queue.DefaultSettings()
@@ -110,7 +96,7 @@ func (c *countingLog) ReadLog(ctx context.Context, room string, after queue.LogP
 // another at once), so its reads do not grow with the enters per second.
 func TestPositionsReadTheLogOncePerPoll(t *testing.T) {
 	store := &countingLog{Store: memstore.New()}
-	line, clock := positionsLine(t, store)
+	line, clock := fakeClockLine(t, store)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s := queue.DefaultSettings()

@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/waitroom/waitroom/internal/store/redisstore"
 	"github.com/waitroom/waitroom/internal/testkit/redistest"
 	"github.com/waitroom/waitroom/internal/vocab"
@@ -27,33 +25,8 @@ func TestRetireOldRecordsMovesCompactRecordsIntoTheBuckets(t *testing.T) {
 	ctx := context.Background()
 	s := f.room(t, "up", func(s *queue.Settings) { s.Paused, s.BatchSize, s.JitterMS = true, 1, 0 })
 	b := prefix + "{up}:"
-	compact := redis.NewScript(recordCompact + enterCompactLua)
-	enterCompact := func(who string) queue.Ticket {
-		t.Helper()
-		id := queue.RandomID()
-		res, err := compact.Run(ctx, rdb,
-			[]string{b + "visitors", b + "tickets", b + "seq", b + "q", b + "seen", b + "active", b + "budget", b + "stats", b + "admits", b + "pow:x", b + "pre", b + "log"},
-			who, id[12:], f.clock.Now().UnixMilli(), "paused", s.Capacity, s.BatchSize, s.BatchIntervalMS,
-			f.clock.Now().UnixMilli(), s.SessionTTLS*1000, "none", 1, 0).Slice()
-		if err != nil || len(res) != 5 {
-			t.Fatalf("compact enter %s: %v %v", who, res, err)
-		}
-		got, _ := res[0].(string)
-		return queue.Ticket{ID: got, Identity: who}
-	}
-	json := redis.NewScript(enterJSON)
-	enterJSONTicket := func(who string) queue.Ticket {
-		t.Helper()
-		id := queue.RandomID()
-		res, err := json.Run(ctx, rdb,
-			[]string{b + "visitors", b + "tickets", b + "seq", b + "q", b + "seen", b + "active", b + "budget", b + "stats", b + "admits", b + "pow:x", b + "pre"},
-			who, id, f.clock.Now().UnixMilli(), "paused", s.Capacity, s.BatchSize, s.BatchIntervalMS,
-			f.clock.Now().UnixMilli(), s.SessionTTLS*1000, "none", 1, 0).Slice()
-		if err != nil || res[0] != id {
-			t.Fatalf("JSON enter %s: %v %v", who, res, err)
-		}
-		return queue.Ticket{ID: id, Identity: who}
-	}
+	old := newOldServer(t, f, rdb, prefix, "up", s)
+	enterCompact, enterJSONTicket := old.enterCompact, old.enterJSON
 	who := queue.VisitorIdentity
 	a, u, c := enterCompact(who("a")), enterCompact("u:b"), enterCompact(who("c"))
 	j := enterJSONTicket(who("j"))

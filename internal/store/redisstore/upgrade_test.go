@@ -35,6 +35,60 @@ var (
 	enterCompactLua string
 )
 
+// oldServer enters tickets into one room with the old enter scripts, as a
+// server of those releases would.
+type oldServer struct {
+	t   *testing.T
+	rdb *redis.Client
+	f   *fixture
+	s   queue.Settings
+	b   string // the room's key prefix
+}
+
+func newOldServer(t *testing.T, f *fixture, rdb *redis.Client, prefix, room string, s queue.Settings) oldServer {
+	return oldServer{t: t, rdb: rdb, f: f, s: s, b: prefix + "{" + room + "}:"}
+}
+
+// run runs script with the old enter's keys (log only where it had one)
+// and arguments for who and id.
+func (o oldServer) run(script string, log bool, who, id string) []any {
+	o.t.Helper()
+	b, s, now := o.b, o.s, o.f.clock.Now().UnixMilli()
+	keys := []string{b + "visitors", b + "tickets", b + "seq", b + "q", b + "seen", b + "active", b + "budget", b + "stats", b + "admits", b + "pow:x", b + "pre"}
+	if log {
+		keys = append(keys, b+"log")
+	}
+	res, err := redis.NewScript(script).Run(context.Background(), o.rdb, keys,
+		who, id, now, "paused", s.Capacity, s.BatchSize, s.BatchIntervalMS, now, s.SessionTTLS*1000, "none", 1, 0).Slice()
+	if err != nil {
+		o.t.Fatalf("old enter %s: %v", who, err)
+	}
+	return res
+}
+
+// enterJSON enters who with the JSON-record script.
+func (o oldServer) enterJSON(who string) queue.Ticket {
+	o.t.Helper()
+	id := queue.RandomID()
+	if res := o.run(enterJSON, false, who, id); res[0] != id {
+		o.t.Fatalf("JSON enter %s: %v", who, res)
+	}
+	return queue.Ticket{ID: id, Identity: who}
+}
+
+// enterCompact enters who with the compact-record script: its id keeps the
+// random tail it was given.
+func (o oldServer) enterCompact(who string) queue.Ticket {
+	o.t.Helper()
+	id := queue.RandomID()
+	res := o.run(recordCompact+enterCompactLua, true, who, id[12:])
+	got, _ := res[0].(string)
+	if len(res) != 5 || !hexid.Valid(got) || got[12:] != id[12:] {
+		o.t.Fatalf("compact enter %s: %v", who, res)
+	}
+	return queue.Ticket{ID: got, Identity: who}
+}
+
 // TestTicketsOfTheJSONEncodingStillWork: tickets entered by the old script
 // keep their ids, places and identities through status, re-enter, leave,
 // tick, hold, complete and the purge, beside tickets of the new encoding.
@@ -45,19 +99,7 @@ func TestTicketsOfTheJSONEncodingStillWork(t *testing.T) {
 	ctx := context.Background()
 	s := f.room(t, "up", func(s *queue.Settings) { s.Paused, s.BatchSize, s.JitterMS = true, 10, 0 })
 	b := prefix + "{up}:"
-	old := redis.NewScript(enterJSON)
-	enterOld := func(who string) queue.Ticket {
-		t.Helper()
-		id := queue.RandomID()
-		res, err := old.Run(ctx, rdb,
-			[]string{b + "visitors", b + "tickets", b + "seq", b + "q", b + "seen", b + "active", b + "budget", b + "stats", b + "admits", b + "pow:x", b + "pre"},
-			who, id, f.clock.Now().UnixMilli(), "paused", s.Capacity, s.BatchSize, s.BatchIntervalMS,
-			f.clock.Now().UnixMilli(), s.SessionTTLS*1000, "none", 1, 0).Slice()
-		if err != nil || res[0] != id {
-			t.Fatalf("old enter %s: %v %v", who, res, err)
-		}
-		return queue.Ticket{ID: id, Identity: who}
-	}
+	enterOld := newOldServer(t, f, rdb, prefix, "up", s).enterJSON
 	a, bb, c := enterOld("v:a"), enterOld("v:b"), enterOld("v:c")
 	d := f.enter(t, "up", "v:d")
 	if !hexid.Valid(d.ID) || d.Position != 4 || d.Seq != 4 {
@@ -133,23 +175,7 @@ func TestTicketsOfTheCompactEncodingStillWork(t *testing.T) {
 	ctx := context.Background()
 	s := f.room(t, "up", func(s *queue.Settings) { s.Paused, s.BatchSize, s.JitterMS, s.AbandonAfterS = true, 10, 0, 30 })
 	b := prefix + "{up}:"
-	old := redis.NewScript(recordCompact + enterCompactLua)
-	enterOld := func(who string) queue.Ticket {
-		t.Helper()
-		id := queue.RandomID()
-		res, err := old.Run(ctx, rdb,
-			[]string{b + "visitors", b + "tickets", b + "seq", b + "q", b + "seen", b + "active", b + "budget", b + "stats", b + "admits", b + "pow:x", b + "pre", b + "log"},
-			who, id[12:], f.clock.Now().UnixMilli(), "paused", s.Capacity, s.BatchSize, s.BatchIntervalMS,
-			f.clock.Now().UnixMilli(), s.SessionTTLS*1000, "none", 1, 0).Slice()
-		if err != nil || len(res) != 5 {
-			t.Fatalf("old enter %s: %v %v", who, res, err)
-		}
-		got, _ := res[0].(string)
-		if !hexid.Valid(got) || got[12:] != id[12:] {
-			t.Fatalf("old enter %s: id %q", who, got)
-		}
-		return queue.Ticket{ID: got, Identity: who}
-	}
+	enterOld := newOldServer(t, f, rdb, prefix, "up", s).enterCompact
 	who := func(n string) string { return queue.VisitorIdentity(n) } // cookie visitors: packed in the new records
 	a, bb, c, g := enterOld(who("a")), enterOld("u:b"), enterOld(who("c")), enterOld(who("ghost"))
 	d := f.enter(t, "up", who("d"))
