@@ -19,18 +19,15 @@ await run(async (browser, seen) => {
     if (m.type() === "error") consoleErrors.push(m.text());
   });
   const responses = [];
-  // Each response's headers are read asynchronously: the script waits for
-  // all of them before it returns and the browser closes.
-  const reading = [];
   const enters = [];
   page.on("response", (r) => {
     const u = new URL(r.url());
     if (u.origin === WAITROOM && u.pathname.startsWith("/embed/")) {
-      reading.push(
-        r.allHeaders().then((h) => {
-          responses.push({ parent: u.searchParams.get("parent"), status: r.status(), csp: h["content-security-policy"] ?? null });
-        }),
-      );
+      // headers(), not allHeaders(): the CSP is among the headers Chromium
+      // reports with the response, while the raw ones allHeaders() waits
+      // for sometimes never come for a refused frame, and it then never settles.
+      const csp = r.headers()["content-security-policy"] ?? null;
+      responses.push({ parent: u.searchParams.get("parent"), status: r.status(), csp });
     }
   });
   page.on("request", (r) => {
@@ -66,7 +63,6 @@ await run(async (browser, seen) => {
     }),
   ]);
   clearTimeout(timer);
-  await Promise.all(reading);
   const frames = page.frames().filter((f) => f !== page.mainFrame()).map((f) => f.url());
   log(`frames: ${JSON.stringify(frames)}; responses: ${JSON.stringify(responses)}`);
   return { frames, responses, messages, enters, consoleErrors, foreign };
