@@ -6,7 +6,7 @@
 // demo checkout. Then SOLVES more fresh visitors time the whole step (page
 // load to place in line), for docs/benchmarks.md.
 
-import { BASE_URL, ROOM, check, log, need, ready, run, waitShown, watchRequests } from "./lib.mjs";
+import { BASE_URL, ROOM, check, closeWithin, log, need, ready, run, waitShown, watchRequests } from "./lib.mjs";
 
 const LANGS = need("LANGS").split(",");
 const SOLVES = Number(process.env.SOLVES || 0);
@@ -65,7 +65,7 @@ await run(async (browser, seen) => {
   await waitShown(pages[0].page, '[data-testid="shop"][data-status="checkout"]', "the demo checkout");
   const finalURL = pages[0].page.url();
   log(`the first visitor is at ${finalURL}`);
-  for (const p of pages) await p.context.close();
+  for (const p of pages) await closeWithin(p.context);
   log("closed the visitors' pages");
 
   const times = [];
