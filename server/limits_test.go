@@ -217,8 +217,7 @@ func nextEvent(t *testing.T, sc *bufio.Scanner) map[string]any {
 }
 
 // unpausedEvent reads a stream's events until one says the room is open, at
-// most a few: an update sent before the change (a count that moved) may
-// come first.
+// most a few: an update the server sent before the change may come first.
 func unpausedEvent(t *testing.T, sc *bufio.Scanner) map[string]any {
 	t.Helper()
 	var m map[string]any
