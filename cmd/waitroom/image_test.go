@@ -32,7 +32,17 @@ func TestImageRuns(t *testing.T) {
 	if _, err := os.Stat(runc); err != nil {
 		tooltest.Missing(t, "runc at /usr/sbin/runc (apt-get install runc)")
 	}
-	store := t.TempDir()
+	store, err := os.MkdirTemp("", "waitroom-image-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Registered first, so it runs last: once the container is removed,
+	// podman's own cleanup process (conmon's exit command) can still be
+	// writing to the store, and one RemoveAll (t.TempDir's) then met a
+	// directory that was not empty.
+	t.Cleanup(func() {
+		testkit.Eventually(t, 30*time.Second, func() error { return os.RemoveAll(store) })
+	})
 	pod := func(args ...string) *exec.Cmd {
 		// A private store: nothing of the machine's podman is touched.
 		base := []string{"--root", filepath.Join(store, "root"), "--runroot", filepath.Join(store, "run"),
