@@ -40,10 +40,16 @@ type DrawRecord struct {
 	OrderHash string    `json:"order_sha256"`
 }
 
+// PreQueued is a place in a scheduled opening's pre-queue: its ticket id and
+// the client network it was taken from ("" when unknown).
+type PreQueued struct {
+	ID, Network string
+}
+
 // Draws is the port of the scheduled opening's draw.
 type Draws interface {
 	// PreQueue lists the room's pre-queue in arrival order.
-	PreQueue(ctx context.Context, room string) ([]string, error)
+	PreQueue(ctx context.Context, room string) ([]PreQueued, error)
 	// Draw puts the pre-queue, in order, ahead of everyone in the line and
 	// keeps rec, once per opening (rec.OpensAt): when that opening was drawn
 	// already it only moves late pre-queue entries (at most MaxScan) to the
@@ -68,6 +74,56 @@ func Shuffle(ids []string) ([]string, error) {
 		out[i], out[k] = out[k], out[i]
 	}
 	return out, nil
+}
+
+// DrawOrder is the drawn order of a pre-queue: in rounds, each network's
+// places in a random order, the first round every network's first place,
+// then every network's second, and so on; each round in a random order of
+// its own. A network with one place has the chance of every other in the
+// first round, while a network that bought a thousand places (a bot farm
+// behind one address) has one place a round: its second comes after every
+// network's first. A place with no network known is a network of its own.
+// The randomness is crypto/rand's (Shuffle).
+func DrawOrder(places []PreQueued) ([]string, error) {
+	ids := make([]string, len(places))
+	for i, p := range places {
+		ids[i] = p.ID
+	}
+	mixed, err := Shuffle(ids)
+	if err != nil {
+		return nil, err
+	}
+	net := make(map[string]string, len(places))
+	for _, p := range places {
+		if p.Network != "" {
+			net[p.ID] = p.Network
+		}
+	}
+	// rounds[r] holds each network's r-th place of the shuffle. It must be
+	// shuffled again: the shuffle's order would put first the networks
+	// whose first place came early, which a network of many places does.
+	var rounds [][]string
+	seen := make(map[string]int)
+	for _, id := range mixed {
+		r := 0
+		if n, ok := net[id]; ok {
+			r = seen[n]
+			seen[n]++
+		}
+		if r == len(rounds) {
+			rounds = append(rounds, nil)
+		}
+		rounds[r] = append(rounds[r], id)
+	}
+	order := make([]string, 0, len(places))
+	for _, r := range rounds {
+		r, err := Shuffle(r)
+		if err != nil {
+			return nil, err
+		}
+		order = append(order, r...)
+	}
+	return order, nil
 }
 
 // OrderHash is the SHA-256 (hex) of a drawn order, ticket ids one per line:
@@ -123,18 +179,18 @@ func (l *Line) drawPending(room string, s *Settings, now time.Time) bool {
 	return !ok || !d.opens.Equal(*s.OpensAt)
 }
 
-// drawOpening runs the opening's draw for room: read the pre-queue, shuffle it
-// here, and hand the order to the store, which keeps it only if nobody drew
+// drawOpening runs the opening's draw for room: read the pre-queue, order it
+// here (DrawOrder), and hand the order to the store, which keeps it only if nobody drew
 // this opening before (one draw across all servers). Nothing is written
 // until the store's one atomic step, so a crash before it loses nobody and
 // the next tick, on any server, draws again.
 func (l *Line) drawOpening(ctx context.Context, room string, opens, now time.Time) error {
 	for try := 0; try < drawTries; try++ {
-		ids, err := l.store.PreQueue(ctx, room)
+		places, err := l.store.PreQueue(ctx, room)
 		if err != nil {
 			return err
 		}
-		order, err := Shuffle(ids)
+		order, err := DrawOrder(places)
 		if err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,6 +138,70 @@ func TestShuffleKeepsEveryoneOnce(t *testing.T) {
 	}
 	if empty, _ := queue.Shuffle(nil); len(empty) != 0 {
 		t.Fatalf("shuffle of nothing: %v", empty)
+	}
+}
+
+// TestDrawOrderTakesOnePlaceANetworkARound: every drawn order is in
+// rounds (each network's first place, then each one's second, ...), a place
+// with no network is one of its own, and the draw within the rounds is
+// uniform: who comes first among the first round's five networks, and
+// which of a network's places is its first (chi-square far in the tail, as
+// above).
+func TestDrawOrderTakesOnePlaceANetworkARound(t *testing.T) {
+	places := []queue.PreQueued{
+		{ID: "a1", Network: "A"}, {ID: "b1", Network: "B"}, {ID: "a2", Network: "A"},
+		{ID: "c1", Network: "C"}, {ID: "u1"}, {ID: "a3", Network: "A"}, {ID: "b2", Network: "B"}, {ID: "u2"},
+	}
+	net := map[string]string{}
+	for _, p := range places {
+		net[p.ID] = p.Network
+		if p.Network == "" {
+			net[p.ID] = p.ID
+		}
+	}
+	first := map[string]int{} // the first round's first place, by network
+	aFirst := map[string]int{}
+	for d := 0; d < draws; d++ {
+		order, err := queue.DrawOrder(places)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(order) != len(places) {
+			t.Fatalf("order %v of %d places", order, len(places))
+		}
+		// Rounds: 5 networks, then A and B, then A.
+		for _, r := range []struct {
+			from, to int
+			nets     string
+		}{{0, 5, "ABCu1u2"}, {5, 7, "AB"}, {7, 8, "A"}} {
+			got := []string{}
+			for _, id := range order[r.from:r.to] {
+				got = append(got, net[id])
+			}
+			slices.Sort(got)
+			if strings.Join(got, "") != r.nets {
+				t.Fatalf("order %v: places %d..%d are of %v, want one each of %s", order, r.from, r.to, got, r.nets)
+			}
+		}
+		first[net[order[0]]]++
+		for _, id := range order[:5] {
+			if net[id] == "A" {
+				aFirst[id]++
+			}
+		}
+	}
+	counts := func(m map[string]int, keys ...string) []int {
+		var out []int
+		for _, k := range keys {
+			out = append(out, m[k])
+		}
+		return out
+	}
+	if chi := chiSquare(counts(first, "A", "B", "C", "u1", "u2"), draws); chi > 40 { // 4 degrees of freedom
+		t.Errorf("first place by network %v: chi-square %.1f > 40", first, chi)
+	}
+	if chi := chiSquare(counts(aFirst, "a1", "a2", "a3"), draws); chi > 40 { // 2 degrees of freedom
+		t.Errorf("network A's first place %v: chi-square %.1f > 40", aFirst, chi)
 	}
 }
 

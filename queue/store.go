@@ -34,11 +34,15 @@ var (
 
 // EntryProof is what a new place costs: nothing (the zero value), a
 // solution that did not come (Required without ID), or a checked solution
-// whose ID is spent once, remembered until Expires.
+// whose ID is spent once, remembered until Expires. Network is the client
+// network the place is priced and counted for (clientip.Network; "" when
+// unknown): a scheduled opening's draw takes one place a network a round
+// (DrawOrder).
 type EntryProof struct {
 	Required bool
 	ID       string
 	Expires  time.Time
+	Network  string
 }
 
 // ProofNone, ProofNeed and ProofSpend are what an EntryProof asks of the store.

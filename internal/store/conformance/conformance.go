@@ -109,6 +109,7 @@ var cases = []struct {
 	{"LatecomersQueueBehindTheDraw", testLatecomersQueueBehindTheDraw},
 	{"LateScheduledEntryJoinsTheBack", testLateScheduledEntryJoinsTheBack},
 	{"LeavingThePreQueue", testLeavingThePreQueue},
+	{"DrawTakesOnePlaceANetworkARound", testDrawTakesOnePlaceANetworkARound},
 	{"TwoServersDrawOnce", testTwoServersDrawOnce},
 	{"DrawIsRefusedTwiceAndWhenStale", testDrawIsRefusedTwiceAndWhenStale},
 	{"LogPositionsMatchTheStore", testLogPositionsMatchTheStore},

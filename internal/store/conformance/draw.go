@@ -195,6 +195,75 @@ func testLeavingThePreQueue(t *testing.T, target Open) {
 	}
 }
 
+// testDrawTakesOnePlaceANetworkARound: the store keeps each pre-queue
+// place's network until the draw, so the draw can take one place a network
+// a round: a network holding twenty places (a bot farm behind one address)
+// has one of the first six drawn places, the five single visitors the other
+// five. A place that left the pre-queue is not listed; one with no network
+// known is a network of its own.
+func testDrawTakesOnePlaceANetworkARound(t *testing.T, target Open) {
+	f := newFixture(t, target, nil)
+	f.room(t, "sale", func(s *queue.Settings) { opening(s); s.Paused = true })
+	enter := func(who, network string) queue.Ticket {
+		t.Helper()
+		tk, _, err := f.line.EnterWith(context.Background(), "sale", who, queue.EntryProof{Network: network})
+		if err != nil || tk.State != vocab.StateScheduled {
+			t.Fatalf("%s before the opening: %+v %v", who, tk, err)
+		}
+		return tk
+	}
+	farm := map[string]bool{}
+	var all []queue.Ticket
+	for i := 0; i < 20; i++ {
+		tk := enter(fmt.Sprintf("v:farm-%02d", i), "127.0.0.2")
+		farm[tk.ID] = true
+		all = append(all, tk)
+	}
+	for i := 0; i < 4; i++ {
+		all = append(all, enter(fmt.Sprintf("v:person-%d", i), fmt.Sprintf("127.0.1.%d", i)))
+	}
+	all = append(all, enter("v:unknown", ""))
+	gone := enter("v:gone", "127.0.9.9")
+	if err := f.line.Leave(context.Background(), "sale", gone.ID, gone.Identity); err != nil {
+		t.Fatal(err)
+	}
+
+	places, err := f.store.PreQueue(context.Background(), "sale")
+	if err != nil || len(places) != len(all) {
+		t.Fatalf("pre-queue %v %v, want the %d places that did not leave", places, err, len(all))
+	}
+	for i, p := range places {
+		want := map[bool]string{true: "127.0.0.2", false: ""}[farm[p.ID]]
+		if i >= 20 && i < 24 {
+			want = fmt.Sprintf("127.0.1.%d", i-20)
+		}
+		if p.ID != all[i].ID || p.Network != want {
+			t.Fatalf("pre-queue place %d: %+v, want %s from %q", i, p, all[i].ID, want)
+		}
+	}
+
+	f.clock.Advance(time.Minute)
+	f.tick(t, "sale")
+	order := drawnOrder(t, f, "sale", all, 0)
+	fromFarm := 0
+	for _, id := range order[:6] {
+		if farm[id] {
+			fromFarm++
+		}
+	}
+	if fromFarm != 1 {
+		t.Fatalf("the farm has %d of the first 6 drawn places, want 1 (one a network a round)", fromFarm)
+	}
+	for _, id := range order[6:] {
+		if !farm[id] {
+			t.Fatalf("%s drawn after the first round, where only the farm's places are left", id)
+		}
+	}
+	if places, err := f.store.PreQueue(context.Background(), "sale"); err != nil || len(places) != 0 {
+		t.Fatalf("pre-queue after the draw: %v %v", places, err)
+	}
+}
+
 func testTwoServersDrawOnce(t *testing.T, target Open) {
 	shared := target(t)
 	f := newFixtureOn(t, shared, nil)

@@ -19,13 +19,16 @@ func (r *room) unschedule(id string) {
 	}
 }
 
-func (s *Store) PreQueue(_ context.Context, room string) ([]string, error) {
+func (s *Store) PreQueue(_ context.Context, room string) ([]queue.PreQueued, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.room(room)
-	out := make([]string, len(r.pre))
+	out := make([]queue.PreQueued, len(r.pre))
 	for i, w := range r.pre {
-		out[i] = w.id
+		out[i].ID = w.id
+		if t := r.tickets[w.id]; t != nil {
+			out[i].Network = t.network
+		}
 	}
 	return out, nil
 }

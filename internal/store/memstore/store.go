@@ -99,8 +99,9 @@ type record struct {
 	reason                                string
 	entered, admitted, orderable, expires int64
 	entryPos                              int64
-	score                                 int64 // the waiter's score in r.q
-	arrived                               bool  // an admitted visitor came to checkout (Arrive)
+	score                                 int64  // the waiter's score in r.q
+	arrived                               bool   // an admitted visitor came to checkout (Arrive)
+	network                               string // a pre-queue place's client network (PreQueue)
 }
 
 func newRoom() *room {

@@ -123,7 +123,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: vocab.StateWaiting, entered: n}
 	if mode == queue.AdmitScheduled {
 		// Before the opening: the pre-queue, unranked until the draw.
-		rec.state = vocab.StateScheduled
+		rec.state, rec.network = vocab.StateScheduled, gate.Network
 		r.pre = append(r.pre, waiter{score: rec.seq, id: newID})
 		r.tickets[newID] = rec
 		r.visitors[identity] = newID

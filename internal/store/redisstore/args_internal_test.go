@@ -79,7 +79,7 @@ func TestHeaderNames(t *testing.T) {
 // then each element, the rest of ARGV from a slice, a bool as 1 or 0.
 func TestMarshal(t *testing.T) {
 	keys, argv := marshal(enterArgs{Base: "b", Enters: []enterOne{{Identity: "a", Now: 7}, {Identity: "c"}}})
-	if !slices.Equal(keys, []string{"b"}) || len(argv) != 1+2*18 || argv[0] != 2 || argv[1] != "a" || argv[3] != int64(7) || argv[19] != "c" {
+	if !slices.Equal(keys, []string{"b"}) || len(argv) != 1+2*19 || argv[0] != 2 || argv[1] != "a" || argv[3] != int64(7) || argv[20] != "c" {
 		t.Errorf("enter: keys %v, argv %v", keys, argv)
 	}
 	keys, argv = marshal(tickArgs{Q: "q", Present: "p", Paused: true, Jitters: []int64{5, 6}, Draws: []string{"9"}})

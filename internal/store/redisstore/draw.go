@@ -12,12 +12,25 @@ import (
 	"github.com/waitroom/waitroom/queue"
 )
 
-func (s *Store) PreQueue(ctx context.Context, room string) ([]string, error) {
-	ids, err := s.rdb.ZRange(ctx, keysFor(s.prefix, room).pre, 0, -1).Result()
+func (s *Store) PreQueue(ctx context.Context, room string) ([]queue.PreQueued, error) {
+	k := keysFor(s.prefix, room)
+	var ids *redis.StringSliceCmd
+	var nets *redis.MapStringStringCmd
+	// One transaction (both keys share the room's slot): the networks read
+	// are those of the places listed.
+	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		ids = p.ZRange(ctx, k.pre, 0, -1)
+		nets = p.HGetAll(ctx, k.pren)
+		return nil
+	})
 	if err != nil {
 		return nil, fail("pre-queue", err)
 	}
-	return ids, nil
+	out := make([]queue.PreQueued, len(ids.Val()))
+	for i, id := range ids.Val() {
+		out[i] = queue.PreQueued{ID: id, Network: nets.Val()[id]}
+	}
+	return out, nil
 }
 
 func (s *Store) Draw(ctx context.Context, room string, rec queue.DrawRecord, order []string, now time.Time) (bool, int64, error) {

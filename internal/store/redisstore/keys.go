@@ -15,8 +15,9 @@ type roomKeys struct {
 	settings, visitors, tickets, seq, q, seen, active, ended, budget, stats, admits, events, activation string
 	// admitter is the room's admitter lease (lease.lua).
 	admitter string
-	// pre is the pre-queue of a scheduled opening, draw the record of its draw.
-	pre, draw string
+	// pre is the pre-queue of a scheduled opening, pren the network each of
+	// its places came from (ticket id -> network), draw the record of its draw.
+	pre, pren, draw string
 	// log is the change log: a stream of the scores that enter and leave q.
 	log string
 	// present holds each server's latest snapshot of its open connections;
@@ -94,6 +95,7 @@ func keysFor(prefix, room string) roomKeys {
 		admits:   b + "admits",
 		events:   b + "events",
 		pre:      b + "pre",
+		pren:     b + "pren",
 		draw:     b + "draw",
 		log:      b + "log",
 		// activation is kept by internal/operator/adaptive; listed so DeleteRoom removes it.
@@ -105,7 +107,7 @@ func keysFor(prefix, room string) roomKeys {
 }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.draw, k.log, k.present}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.pren, k.draw, k.log, k.present}
 }
 
 // bits is server's snapshot bitmap (lua/present.lua).

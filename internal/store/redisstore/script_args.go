@@ -83,6 +83,7 @@ type enterOne struct {
 	Field      string `each:"field"`
 	Now36      string `each:"now36"`
 	TailBytes  string `each:"tail_bytes"`
+	Network    string `each:"network"`
 }
 
 type handoffArgs struct {

@@ -155,6 +155,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 		Orderable: ms(now.Add(jitter)), TTL: st.SessionTTLS * 1000, Window: max(st.ArrivalWindowS, 0) * 1000,
 		Proof: gate.Mode(), MaxWaiting: st.MaxWaiting,
 		Packed: packed, Field: visitorField(packed), Now36: stamp36(ms(now)), TailBytes: tailBytes(tail),
+		Network: gate.Network,
 	}
 	if one.Proof == queue.ProofSpend {
 		one.ProofTTL, one.ProofID = max(gate.Expires.Sub(now).Milliseconds(), 1), gate.ID

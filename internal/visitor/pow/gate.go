@@ -106,7 +106,8 @@ func (g Gate) check(s queue.Settings, room, identity, payload string) (queue.Ent
 }
 
 // Proof checks payload for a new place of client in room and holds its
-// network to the room's limits and price (queue.Line.LimitClientPaid). With
+// network to the room's limits and price (queue.Line.LimitClientPaid); the
+// proof names the network. With
 // protection off a place costs nothing but the limits; with no payload, a
 // place can only be one the identity already holds. A solution that does
 // not hold, or paid less than the network's next place costs, is a
@@ -116,6 +117,7 @@ func (g Gate) Proof(ctx context.Context, line Line, s queue.Settings, room strin
 	if err != nil {
 		return queue.EntryProof{}, g.Refuse(ctx, line, s, room, c, err)
 	}
+	proof.Network = c.Bucket // the place's network: a scheduled opening draws by it
 	if c.Bucket == "" {
 		return proof, nil
 	}

@@ -11,7 +11,8 @@
 -- KEYS[5] draw     HASH the last draw: opens, at (ms), drawn, server, hash
 -- KEYS[6] stats    HASH counters (logn: the change log's count)
 -- KEYS[7] log      STREAM the change log (positions)
--- KEYS[8] base     the room's key base: <base>t:*, <base>s:* (same slot)
+-- KEYS[8] base     the room's key base: <base>t:*, <base>s:*, <base>pren: the
+--                  pre-queue's networks, dropped with it (same slot)
 -- ARGV[1] opens: the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] order_hash: SHA-256 of the order
 -- ARGV[5] channel: the event channel  ARGV[6] max_moved: most late entries moved per call
 -- ARGV[7..] order: the drawn order, every pre-queue ticket id once
@@ -63,6 +64,7 @@ local function late()
   for i = 1, #pre, 2 do
     local id, seq = pre[i], tonumber(pre[i + 1])
     redis.call('ZREM', KEYS[1], id)
+    redis.call('HDEL', base .. 'pren', id)
     local m, rec, _, k = find(base, KEYS[4], id)
     if m then
       redis.call('ZADD', KEYS[2], seq, m)
@@ -117,7 +119,7 @@ for c = first, #ARGV, chunk do
   if #qz > 0 then redis.call('ZADD', KEYS[2], unpack(qz)) end
   flush()
 end
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], base .. 'pren')
 log_added() -- positions
 redis.call('HSET', KEYS[5], 'opens', ARGV[1], 'at', ARGV[2], 'drawn', n, 'server', ARGV[3], 'hash', ARGV[4])
 redis.call('PUBLISH', ARGV[5], '*settings')

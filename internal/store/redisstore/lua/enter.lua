@@ -24,10 +24,11 @@
 --   admits   ZSET admission log of the last minute, for the rate
 --   pow:<id> STRING the spent mark of proof-of-work challenge id
 --   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
+--   pren     HASH pre-queue ticket id -> its client network (the draw's rounds)
 --   log      STREAM the change log (positions)
 --   and the buckets t:*, s:*, v:* (record.lua)
--- ARGV[1] enters: the number of enters; then each enter's 18 arguments,
---   EACH below: enter i's argument j is ARGV[1 + 18 * (i - 1) + j].
+-- ARGV[1] enters: the number of enters; then each enter's 19 arguments,
+--   EACH below: enter i's argument j is ARGV[1 + 19 * (i - 1) + j].
 --   The batch holds no identity twice (the caller's part).
 -- Returns 5 values per enter: its ticket id ('' for none), its record,
 -- its rank (CODE_UNRANKED, or a refusal: CODE_PROOF_NEEDED,
@@ -55,6 +56,7 @@
 --   no place (0: no limit)
 -- EACH[15] packed: the identity packed (record.lua)  EACH[16] field: its visitors field
 -- EACH[17] now36: now in 8 base-36 digits  EACH[18] tail_bytes: the tail as 10 bytes
+-- EACH[19] network: the client's network ('' unknown), kept for a pre-queue place
 local base = KEYS[1]
 local stats, q, seqkey = base .. 'stats', base .. 'q', base .. 'seq'
 local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged', 'vonly')
@@ -70,7 +72,7 @@ local joined_q, added, tk_cur, recs = {false, false}, '', nil, {false, false}
 local nq, nr = 0, 0
 
 for i = 1, tonumber(ARGV[1]) do
-  local a = 1 + 18 * (i - 1)
+  local a = 1 + 19 * (i - 1)
   local identity, tail, nowms, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local packed, field = ARGV[a + 15], ARGV[a + 16]
   local now = tonumber(nowms)
@@ -146,6 +148,7 @@ for i = 1, tonumber(ARGV[1]) do
       -- pre-queue keeps ticket ids: the draw's order is of ids.
       c = 'S'
       redis.call('ZADD', base .. 'pre', s, id)
+      if ARGV[a + 19] ~= '' then redis.call('HSET', base .. 'pren', id, ARGV[a + 19]) end
     else
       local admit = (mode == ADMIT_OPEN) or (mode == ADMIT_OPEN_IF_EMPTY and waiting == 0)
       local capacity, size, interval, orderable, ttl, window =
