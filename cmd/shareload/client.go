@@ -96,6 +96,7 @@ type ticket struct {
 	State     string   `json:"state"`
 	Reason    string   `json:"reason"`
 	Position  int64    `json:"position"`
+	EntryPos  int64    `json:"entry_position"`
 	EtaS      *float64 `json:"eta_s"`
 	EtaHighS  *float64 `json:"eta_high_s"`
 	Token     string   `json:"token"`

@@ -117,12 +117,13 @@ type visitorRecord struct {
 	EnteredS   float64 `json:"entered_s"` // the place taken (after solving)
 	SolveS     float64 `json:"solve_s"`
 	Difficulty int64   `json:"difficulty"`
-	State      string  `json:"state"`                // at entry
-	QuotedS    float64 `json:"quoted_s,omitempty"`   // when the first estimate was read
-	Position   int64   `json:"position,omitempty"`   // then
-	EtaHighS   float64 `json:"eta_high_s,omitempty"` // then
-	AdmittedS  float64 `json:"admitted_s,omitempty"` // 0: not admitted
-	Lapsed     string  `json:"lapsed,omitempty"`     // an ended ticket's reason
+	State      string  `json:"state"`                 // at entry
+	DrawnPlace int64   `json:"drawn_place,omitempty"` // a pre-queue place's, read after the draw
+	QuotedS    float64 `json:"quoted_s,omitempty"`    // when the first estimate was read
+	Position   int64   `json:"position,omitempty"`    // then
+	EtaHighS   float64 `json:"eta_high_s,omitempty"`  // then
+	AdmittedS  float64 `json:"admitted_s,omitempty"`  // 0: not admitted
+	Lapsed     string  `json:"lapsed,omitempty"`      // an ended ticket's reason
 	Err        string  `json:"error,omitempty"`
 }
 
@@ -142,6 +143,12 @@ type honestReport struct {
 	Drawn             int64   `json:"drawn"`
 	HonestDrawn       int     `json:"honest_drawn"`
 	AttackerDrawShare float64 `json:"attacker_draw_share"`
+	// FirstDrawn is the draw's first places, one for each honest visitor
+	// drawn and one more: what an honest share of the draw would be, with
+	// the attacker as one more visitor. AttackerFirstDrawn of them went to
+	// everyone else (the draw's places no honest visitor holds).
+	FirstDrawn         int `json:"first_drawn"`
+	AttackerFirstDrawn int `json:"attacker_first_drawn"`
 	// The honest visitors' course.
 	Visitors      int     `json:"visitors"`
 	Placed        int     `json:"placed"`
@@ -225,6 +232,7 @@ func honest(ctx context.Context, c config, out io.Writer) error {
 	}
 	rep.AdmittedTotal, rep.NoShows = stats.AdmittedTotal, stats.NoShowTotal
 	var solves, waits []float64
+	var drawnPlaces []int64
 	for _, r := range recs {
 		if r.EnteredS == 0 {
 			continue
@@ -234,6 +242,7 @@ func honest(ctx context.Context, c config, out io.Writer) error {
 		if r.State == "scheduled" {
 			rep.HonestDrawn++
 		}
+		drawnPlaces = append(drawnPlaces, r.DrawnPlace)
 		if r.AdmittedS > 0 && r.AdmittedS <= atEnd {
 			rep.HonestAdmitted++
 		}
@@ -262,14 +271,21 @@ func honest(ctx context.Context, c config, out io.Writer) error {
 		if rep.Drawn > 0 {
 			rep.AttackerDrawShare = float64(rep.Drawn-int64(rep.HonestDrawn)) / float64(rep.Drawn)
 		}
+		rep.FirstDrawn = int(min(rep.Drawn, int64(rep.HonestDrawn)+1))
+		rep.AttackerFirstDrawn = rep.FirstDrawn
+		for _, p := range drawnPlaces {
+			if p > 0 && p <= int64(rep.FirstDrawn) {
+				rep.AttackerFirstDrawn--
+			}
+		}
 	}
 	rep.SolveP50S, rep.SolveP95S = pct(solves, 50), pct(solves, 95)
 	rep.WaitP50S, rep.WaitP95S, rep.WaitMaxS = pct(waits, 50), pct(waits, 95), pct(waits, 100)
 	fmt.Fprintf(os.Stderr, "honest: %d visitors from %d addresses at %.2f/s, %d placed; solve p50 %.2f s p95 %.2f s\n",
 		rep.Visitors, rep.Addrs, rep.Rate, rep.Placed, rep.SolveP50S, rep.SolveP95S)
-	fmt.Fprintf(os.Stderr, "at %.0f s: admitted %d (honest %d, attacker %d: %.1f%%), no-shows %d; drawn %d (honest %d, attacker %.1f%%)\n",
+	fmt.Fprintf(os.Stderr, "at %.0f s: admitted %d (honest %d, attacker %d: %.1f%%), no-shows %d; drawn %d (honest %d, attacker %.1f%%); of the first %d drawn, the attacker's %d\n",
 		atEnd, rep.AdmittedTotal, rep.HonestAdmitted, rep.AttackerAdmitted, 100*rep.AttackerAdmShare, rep.NoShows,
-		rep.Drawn, rep.HonestDrawn, 100*rep.AttackerDrawShare)
+		rep.Drawn, rep.HonestDrawn, 100*rep.AttackerDrawShare, rep.FirstDrawn, rep.AttackerFirstDrawn)
 	fmt.Fprintf(os.Stderr, "honest wait from the first estimate to admission: p50 %.1f s p95 %.1f s max %.1f s; admitted by the end %d of %d; later than eta_high_s+%s: %d\n",
 		rep.WaitP50S, rep.WaitP95S, rep.WaitMaxS, rep.AdmittedByEnd, rep.Placed, lateSlack, rep.Late)
 	rep.Records = recs
@@ -288,6 +304,9 @@ func visit(ctx context.Context, cl *client, shopKey string, hold time.Duration, 
 	r.EnteredS, r.State = since(), p.State
 	t := p.ticket
 	for {
+		if r.State == "scheduled" && t.State != "scheduled" && r.DrawnPlace == 0 {
+			r.DrawnPlace = t.EntryPos // the draw gave the place its entry position
+		}
 		switch t.State {
 		case "waiting":
 			if r.QuotedS == 0 && t.EtaHighS != nil {
