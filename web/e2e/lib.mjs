@@ -1,5 +1,5 @@
 // Shared parts of the browser scripts. Plain ESM so they run with node and no
-// build step. A Go test (server/browser_test.go) starts the server and runs a
+// build step. A Go test (internal/e2e/browser_test.go) starts the server and runs a
 // script; the script talks back on stdout:
 //
 //   READY {json}   a point the Go side waits for (e.g. to open the room)

@@ -1,4 +1,4 @@
-package server_test
+package e2e_test
 
 import (
 	"bytes"
@@ -55,7 +55,7 @@ type browserKit struct {
 // (browsertest.Need).
 func needBrowser(t *testing.T) browserKit {
 	t.Helper()
-	kit := browsertest.Need(t, "..") // go test runs in server/
+	kit := browsertest.Need(t, "../..") // go test runs in internal/e2e
 	return browserKit{Kit: kit, outDir: filepath.Join(kit.Root, "test-output", "browser")}
 }
 
