@@ -111,6 +111,7 @@ func TestClosesAfterWindowsBelow(t *testing.T) {
 }
 
 func TestHoldsStateWhenSignalFails(t *testing.T) {
+	t.Parallel() // its hanging read waits out ReadTimeout in real time
 	e := newEnv(t)
 	e.putRoom("sale")
 	e.prom.script(reading(0.9))
