@@ -137,7 +137,19 @@ type BotProtection struct {
 	EntersPerIPPerMinute int64 `json:"enters_per_ip_per_minute,omitempty"`
 	// PlacesPerIP limits the live places (waiting or admitted) per client IP.
 	PlacesPerIP int64 `json:"places_per_ip,omitempty"`
+	// UnarrivedPerNetwork is the most admitted slots one client network
+	// holds whose visitors have not yet come to checkout (arrival_window_s):
+	// its further places keep their turn until one arrives or lapses. 0 is
+	// no limit (so it is always written: left out is the default).
+	UnarrivedPerNetwork int64 `json:"unarrived_per_network"`
 }
+
+// DefaultUnarrivedPerNetwork is unarrived_per_network's default: people
+// behind one address come to checkout within seconds of their turn, so five
+// at once delays a carrier-grade NAT's next visitor by those seconds, while
+// a squatter that never comes holds five slots an arrival window, not one
+// per place it bought.
+const DefaultUnarrivedPerNetwork = 5
 
 // PowOn reports whether entering needs a proof-of-work solution.
 func (b BotProtection) PowOn() bool { return b.ProofOfWork != ProofOfWorkOff }
@@ -181,7 +193,7 @@ func DefaultSettings() Settings {
 		TargetURL:       "/checkout-not-configured",
 		Activation:      ActivationAlways,
 		QueueingMethod:  MethodFIFO,
-		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost},
+		BotProtection:   BotProtection{ProofOfWork: ProofOfWorkOn, PowCost: DefaultPowCost, UnarrivedPerNetwork: DefaultUnarrivedPerNetwork},
 		MaxQuantity:     DefaultMaxQuantity,
 	}
 }
@@ -470,6 +482,14 @@ var SettingFields = []SettingField{
 			check: func(s *Settings) error {
 				if v := s.BotProtection.PlacesPerIP; v < 0 || v > 1_000_000 {
 					return fieldErr("bot_protection.places_per_ip", RuleBetweenNoLimit, "must be between 0 (no limit) and 1000000").with("max", 1_000_000)
+				}
+				return nil
+			}},
+		{Name: "bot_protection.unarrived_per_network", Kind: KindNumber,
+			Doc: "admitted slots one client network may hold whose visitors have not yet arrived at checkout (`arrival_window_s`); the network's further places keep their turn and are admitted as soon as one of those arrives or lapses; applies while `arrival_window_s` is on; 0 is no limit",
+			check: func(s *Settings) error {
+				if v := s.BotProtection.UnarrivedPerNetwork; v < 0 || v > 1_000_000 {
+					return fieldErr("bot_protection.unarrived_per_network", RuleBetweenNoLimit, "must be between 0 (no limit) and 1000000").with("max", 1_000_000)
 				}
 				return nil
 			}},

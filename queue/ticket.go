@@ -81,6 +81,23 @@ func SlotDeadline(s *Settings, orderable, expires int64) int64 {
 	return min(expires, orderable+w*1000)
 }
 
+// UnarrivedLimit is the most admitted slots one client network may hold
+// whose visitors have not arrived (unarrived_per_network), or 0 when there
+// is no limit: the setting is off, or arrivals are not seen (the arrival
+// window is off, or held in degraded mode), so that a slot would count
+// until its session ended. A network at the limit keeps its waiting places
+// where they are; the admission passes over them, at most MaxScan a tick
+// (past that it admits them in turn, as if there were no limit), and takes
+// them as soon as one of the network's slots is used or lapses. A slot
+// counts until its visitor arrives or its window ends (orderable +
+// arrival_window_s), whichever comes first.
+func UnarrivedLimit(s *Settings) int64 {
+	if s.ArrivalWindowS <= 0 {
+		return 0
+	}
+	return max(s.BotProtection.UnarrivedPerNetwork, 0)
+}
+
 // HoldLapses marks a tick's settings for a time when arrivals cannot be
 // seen (degraded mode: the gate verifies offline, nothing is recorded), and
 // a while after: a negative arrival window, so the tick gives a slot that

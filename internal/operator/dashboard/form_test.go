@@ -131,6 +131,7 @@ func TestEditKeepsEverySetting(t *testing.T) {
 		"bot_protection.pow_cost":                 func(s *queue.Settings) { s.BotProtection.PowCost = 500 },
 		"bot_protection.enters_per_ip_per_minute": func(s *queue.Settings) { s.BotProtection.EntersPerIPPerMinute = 30 },
 		"bot_protection.places_per_ip":            func(s *queue.Settings) { s.BotProtection.PlacesPerIP = 2 },
+		"bot_protection.unarrived_per_network":    func(s *queue.Settings) { s.BotProtection.UnarrivedPerNetwork = 9 },
 		"adaptive.signal":                         func(s *queue.Settings) { s.Adaptive.Signal = queue.SignalPrometheus },
 		"adaptive.prometheus_url":                 func(s *queue.Settings) { s.Adaptive.PrometheusURL = "http://prom.example:9090" },
 		"adaptive.query":                          func(s *queue.Settings) { s.Adaptive.Query = `avg(rate(cpu{job="checkout"}[1m]))` },

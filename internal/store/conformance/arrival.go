@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -194,5 +195,118 @@ func testLapsesWaitWhileArrivalsCannotBeSeen(t *testing.T, target Open) {
 	f.at(121 * time.Second)
 	if r := f.tick(t, "sale"); r.NoShows != 1 || len(r.Admitted) != 1 {
 		t.Fatalf("a at its new deadline: %+v", r)
+	}
+}
+
+// testUnarrivedSlotsArePerNetwork: a client network holds at most
+// unarrived_per_network admitted slots whose visitors have not arrived.
+// Its further places keep their turn (and their place in line) while the
+// admission passes over them, and are admitted as soon as one of the
+// network's slots is used or its window ends. A farm behind one address
+// that never comes to checkout holds two slots, not one per place it
+// bought; a visitor from another network behind it in line goes first.
+func testUnarrivedSlotsArePerNetwork(t *testing.T, target Open) {
+	f := newFixture(t, target, noJitter)
+	f.room(t, "sale", func(s *queue.Settings) {
+		s.ArrivalWindowS, s.AbandonAfterS, s.BotProtection.UnarrivedPerNetwork = 60, 3600, 2
+	})
+	ctx := context.Background()
+	enter := func(who, network string) queue.Ticket {
+		t.Helper()
+		tk, _, err := f.line.EnterWith(ctx, "sale", who, queue.EntryProof{Network: network})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk
+	}
+	var farm []queue.Ticket
+	for i := range 5 {
+		farm = append(farm, enter(fmt.Sprintf("v:farm-%d", i), "127.0.0.2"))
+	}
+	// The fast track admits the network's first two, not its third.
+	for i, tk := range farm {
+		if want := i < 2; (tk.State == vocab.StateAdmitted) != want {
+			t.Fatalf("farm place %d on entering: %s", i, tk.State)
+		}
+	}
+	person := enter("v:person", "127.0.1.7")
+	unknown := enter("v:unknown", "") // no network known: no limit
+	r := f.tick(t, "sale")
+	if len(r.Admitted) != 2 || r.Admitted[0] != person.ID || r.Admitted[1] != unknown.ID {
+		t.Fatalf("the tick should pass over the farm's waiting places: admitted %v, person %s, unknown %s", r.Admitted, person.ID, unknown.ID)
+	}
+	// Passed over, not moved: the farm's third place is still first in line.
+	if got := f.status(t, "sale", farm[2]); got.State != vocab.StateWaiting || got.Position != 1 {
+		t.Fatalf("a passed-over place: %s at %d", got.State, got.Position)
+	}
+	if r := f.tick(t, "sale"); len(r.Admitted) != 0 {
+		t.Fatalf("admitted while the network holds two unarrived slots: %v", r.Admitted)
+	}
+	// The farm's first place arrives at checkout: its next place goes in.
+	f.at(10 * time.Second)
+	tok, err := f.line.Token(f.status(t, "sale", farm[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := f.verify(t, "sale", tok); !v.Valid {
+		t.Fatalf("farm place 0 arriving: %+v", v)
+	}
+	if r := f.tick(t, "sale"); len(r.Admitted) != 1 || r.Admitted[0] != farm[2].ID {
+		t.Fatalf("after an arrival: admitted %v, want farm place 2", r.Admitted)
+	}
+	// The second never comes: when its window ends, the fourth goes in
+	// (with the person's and the unknown's slots, no-shows too).
+	f.at(60*time.Second - time.Millisecond)
+	if r := f.tick(t, "sale"); len(r.Admitted) != 0 {
+		t.Fatalf("within the windows: admitted %v", r.Admitted)
+	}
+	f.at(60 * time.Second)
+	if r := f.tick(t, "sale"); r.NoShows != 3 || len(r.Admitted) != 1 || r.Admitted[0] != farm[3].ID {
+		t.Fatalf("after farm place 1's window: %+v, want farm place 3 admitted", r)
+	}
+	if got := f.status(t, "sale", farm[4]); got.State != vocab.StateWaiting || got.Position != 1 {
+		t.Fatalf("the farm's last place: %s at %d", got.State, got.Position)
+	}
+
+	// Drawn places keep their network: after a scheduled opening the farm
+	// has one slot at a time (limit 1), the person theirs.
+	opens := f.clock.Now().Add(time.Minute)
+	f.room(t, "drop", func(s *queue.Settings) {
+		s.OpensAt = &opens
+		s.BatchSize, s.ArrivalWindowS, s.AbandonAfterS, s.BotProtection.UnarrivedPerNetwork = 10, 60, 3600, 1
+	})
+	for i := range 3 {
+		if tk, _, err := f.line.EnterWith(ctx, "drop", fmt.Sprintf("v:d-%d", i), queue.EntryProof{Network: "127.0.0.2"}); err != nil || tk.State != vocab.StateScheduled {
+			t.Fatalf("farm place %d before the opening: %s %v", i, tk.State, err)
+		}
+	}
+	if _, _, err := f.line.EnterWith(ctx, "drop", "v:d-person", queue.EntryProof{Network: "127.0.1.8"}); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Advance(time.Minute)
+	admitted := len(f.tick(t, "drop").Admitted) // the draw, then the admission
+	for range 3 {
+		admitted += len(f.tick(t, "drop").Admitted)
+	}
+	if admitted != 2 {
+		t.Fatalf("after the draw %d admitted, want 2: one of the farm's three and the person", admitted)
+	}
+
+	// Off (0), or with arrivals not seen (arrival_window_s 0): first come,
+	// first served, whatever the network.
+	for _, edit := range []func(*queue.Settings){
+		func(s *queue.Settings) { s.BotProtection.UnarrivedPerNetwork = 0 },
+		func(s *queue.Settings) { s.ArrivalWindowS = 0 },
+	} {
+		f.room(t, "open", func(s *queue.Settings) { s.AbandonAfterS = 3600; edit(s) })
+		for i := range 4 {
+			tk, _, err := f.line.EnterWith(ctx, "open", fmt.Sprintf("v:o-%d", i), queue.EntryProof{Network: "127.0.0.2"})
+			if err != nil || tk.State != vocab.StateAdmitted {
+				t.Fatalf("no limit, place %d: %s %v", i, tk.State, err)
+			}
+		}
+		if err := f.store.DeleteRoom(ctx, "open"); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

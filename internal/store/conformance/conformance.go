@@ -125,6 +125,7 @@ var cases = []struct {
 	{"NoShowsLoseTheSlotToTheNextInLine", testNoShowsLoseTheSlotToTheNextInLine},
 	{"ArrivingKeepsTheSlot", testArrivingKeepsTheSlot},
 	{"IdleVisitorsLoseTheSlot", testIdleVisitorsLoseTheSlot},
+	{"UnarrivedSlotsArePerNetwork", testUnarrivedSlotsArePerNetwork},
 	{"LapsesWaitWhileArrivalsCannotBeSeen", testLapsesWaitWhileArrivalsCannotBeSeen},
 	{"AdmittedRateIsMeasured", testAdmittedRateIsMeasured},
 }

@@ -101,7 +101,7 @@ type record struct {
 	entryPos                              int64
 	score                                 int64  // the waiter's score in r.q
 	arrived                               bool   // an admitted visitor came to checkout (Arrive)
-	network                               string // a pre-queue place's client network (PreQueue)
+	network                               string // the place's client network (PreQueue, queue.UnarrivedLimit)
 }
 
 func newRoom() *room {

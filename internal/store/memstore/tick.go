@@ -2,6 +2,7 @@ package memstore
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"time"
 
@@ -104,6 +105,8 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
 		free := min(st.BatchSize-used, st.Capacity-r.heldAt(n)-int64(len(r.active)))
 		var ghosts []string
+		var deferred []waiter // places of networks at their unarrived limit
+		limit, unarrived := queue.UnarrivedLimit(st), map[string]int64{}
 		skipped, drawn := 0, 0
 		for free > 0 && skipped < queue.MaxScan && len(r.q) > 0 {
 			// The head, or in a random line the waiter at rank draw % waiting.
@@ -117,15 +120,26 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			}
 			w := r.q[k]
 			r.q = append(r.q[:k], r.q[k+1:]...)
+			rec, silent := r.tickets[w.id], r.silent(w.id, abandonBefore)
+			if !silent && rec != nil && limit > 0 && rec.network != "" && len(deferred) < queue.MaxScan {
+				c, ok := unarrived[rec.network]
+				if !ok {
+					c = r.unarrived(rec.network, n, st.ArrivalWindowS*1000)
+				}
+				if c >= limit {
+					deferred = append(deferred, w) // keeps its place, its sign of life
+					unarrived[rec.network] = c
+					continue
+				}
+				unarrived[rec.network] = c + 1
+			}
 			r.logDel(w.score)
-			silent := r.silent(w.id, abandonBefore)
 			delete(r.seen, w.id)
 			if silent {
 				ghosts = append(ghosts, w.id)
 				skipped++
 				continue
 			}
-			rec := r.tickets[w.id]
 			if rec == nil {
 				skipped++ // no record: nothing to admit
 				continue
@@ -141,6 +155,10 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 			adm = append(adm, queue.Admitted{ID: w.id, At: time.UnixMilli(n), Orderable: time.UnixMilli(o), Expires: time.UnixMilli(rec.expires)})
 			res.Waits = append(res.Waits, time.Duration(n-rec.entered)*time.Millisecond)
 			free--
+		}
+		for _, w := range deferred {
+			i := sort.Search(len(r.q), func(i int) bool { return r.q[i].score > w.score })
+			r.q = slices.Insert(r.q, i, w)
 		}
 		r.finish(ghosts, "abandoned", n)
 		abandoned += int64(len(ghosts))

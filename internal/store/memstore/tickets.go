@@ -120,10 +120,10 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	}
 	r.seq++
 	r.stats["entered_total"]++
-	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: vocab.StateWaiting, entered: n}
+	rec := &record{identity: identity, seq: r.seq, score: r.seq, state: vocab.StateWaiting, entered: n, network: gate.Network}
 	if mode == queue.AdmitScheduled {
 		// Before the opening: the pre-queue, unranked until the draw.
-		rec.state, rec.network = vocab.StateScheduled, gate.Network
+		rec.state = vocab.StateScheduled
 		r.pre = append(r.pre, waiter{score: rec.seq, id: newID})
 		r.tickets[newID] = rec
 		r.visitors[identity] = newID
@@ -133,7 +133,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	if mode == queue.AdmitLine && len(r.q) == 0 {
 		// Fast track: only into an empty line, within capacity and this tick's budget.
 		start, used := r.budgetAt(n, st.BatchIntervalMS)
-		if used < st.BatchSize && r.live(n)+r.heldAt(n) < st.Capacity {
+		if used < st.BatchSize && r.live(n)+r.heldAt(n) < st.Capacity && !r.atUnarrivedLimit(st, rec.network, n) {
 			r.budget.start, r.budget.used = start, used+1
 			admitted = true
 		}
@@ -152,6 +152,25 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 	r.tickets[newID] = rec
 	r.visitors[identity] = newID
 	return r.view(room, newID, rec, now), nil
+}
+
+// unarrived is how many admitted slots of network have not yet seen their
+// visitor arrive, within their arrival window (queue.UnarrivedLimit).
+func (r *room) unarrived(network string, now, window int64) int64 {
+	var k int64
+	for id := range r.active {
+		if rec := r.tickets[id]; rec != nil && rec.network == network && !rec.arrived && rec.orderable+window > now {
+			k++
+		}
+	}
+	return k
+}
+
+// atUnarrivedLimit reports whether network holds as many unarrived slots
+// as the room allows: its next place waits its turn.
+func (r *room) atUnarrivedLimit(st *queue.Settings, network string, now int64) bool {
+	limit := queue.UnarrivedLimit(st)
+	return limit > 0 && network != "" && r.unarrived(network, now, st.ArrivalWindowS*1000) >= limit
 }
 
 // heldAt is the slots a restored room holds at now (ms) for entry tokens

@@ -79,14 +79,14 @@ func TestHeaderNames(t *testing.T) {
 // then each element, the rest of ARGV from a slice, a bool as 1 or 0.
 func TestMarshal(t *testing.T) {
 	keys, argv := marshal(enterArgs{Base: "b", Enters: []enterOne{{Identity: "a", Now: 7}, {Identity: "c"}}})
-	if !slices.Equal(keys, []string{"b"}) || len(argv) != 1+2*19 || argv[0] != 2 || argv[1] != "a" || argv[3] != int64(7) || argv[20] != "c" {
+	if !slices.Equal(keys, []string{"b"}) || len(argv) != 1+2*20 || argv[0] != 2 || argv[1] != "a" || argv[3] != int64(7) || argv[21] != "c" {
 		t.Errorf("enter: keys %v, argv %v", keys, argv)
 	}
 	keys, argv = marshal(tickArgs{Q: "q", Present: "p", Paused: true, Jitters: []int64{5, 6}, Draws: []string{"9"}})
-	if len(keys) != 12 || keys[0] != "q" || keys[11] != "p" || len(argv) != 15 || argv[5] != 1 || argv[12] != int64(5) || argv[14] != "9" {
+	if len(keys) != 12 || keys[0] != "q" || keys[11] != "p" || len(argv) != 16 || argv[5] != 1 || argv[13] != int64(5) || argv[15] != "9" {
 		t.Errorf("tick: keys %v, argv %v", keys, argv)
 	}
-	if _, argv = marshal(tickArgs{}); argv[5] != 0 || len(argv) != 12 {
+	if _, argv = marshal(tickArgs{}); argv[5] != 0 || len(argv) != 13 {
 		t.Errorf("tick, not paused: argv %v", argv)
 	}
 }

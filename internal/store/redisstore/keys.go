@@ -18,6 +18,10 @@ type roomKeys struct {
 	// pre is the pre-queue of a scheduled opening, pren the network each of
 	// its places came from (ticket id -> network), draw the record of its draw.
 	pre, pren, draw string
+	// net is the network of each place in line (member -> network), for
+	// the unarrived limit; its per-network counts (un:<network>) expire on
+	// their own (lua/record.lua).
+	net string
 	// log is the change log: a stream of the scores that enter and leave q.
 	log string
 	// present holds each server's latest snapshot of its open connections;
@@ -96,6 +100,7 @@ func keysFor(prefix, room string) roomKeys {
 		events:   b + "events",
 		pre:      b + "pre",
 		pren:     b + "pren",
+		net:      b + "net",
 		draw:     b + "draw",
 		log:      b + "log",
 		// activation is kept by internal/operator/adaptive; listed so DeleteRoom removes it.
@@ -107,7 +112,7 @@ func keysFor(prefix, room string) roomKeys {
 }
 
 func (k roomKeys) all() []string {
-	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.pren, k.draw, k.log, k.present}
+	return []string{k.settings, k.visitors, k.tickets, k.seq, k.q, k.seen, k.active, k.ended, k.budget, k.stats, k.admits, k.activation, k.admitter, k.pre, k.pren, k.net, k.draw, k.log, k.present}
 }
 
 // bits is server's snapshot bitmap (lua/present.lua).

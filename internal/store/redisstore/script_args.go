@@ -84,6 +84,7 @@ type enterOne struct {
 	Now36      string `each:"now36"`
 	TailBytes  string `each:"tail_bytes"`
 	Network    string `each:"network"`
+	Unarrived  int64  `each:"unarrived"`
 }
 
 type handoffArgs struct {
@@ -225,6 +226,7 @@ type tickArgs struct {
 	Channel       string   `arg:"channel"`
 	PurgeBefore   int64    `arg:"purge_before"`
 	Window        int64    `arg:"window"`
+	Unarrived     int64    `arg:"unarrived"`
 	Jitters       []int64  `arg:"jitters"`
 	Draws         []string `arg:"draws"`
 }

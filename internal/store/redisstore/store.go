@@ -155,7 +155,7 @@ func (s *Store) Enter(ctx context.Context, room string, st *queue.Settings, mode
 		Orderable: ms(now.Add(jitter)), TTL: st.SessionTTLS * 1000, Window: max(st.ArrivalWindowS, 0) * 1000,
 		Proof: gate.Mode(), MaxWaiting: st.MaxWaiting,
 		Packed: packed, Field: visitorField(packed), Now36: stamp36(ms(now)), TailBytes: tailBytes(tail),
-		Network: gate.Network,
+		Network: gate.Network, Unarrived: queue.UnarrivedLimit(st),
 	}
 	if one.Proof == queue.ProofSpend {
 		one.ProofTTL, one.ProofID = max(gate.Expires.Sub(now).Milliseconds(), 1), gate.ID
@@ -313,6 +313,7 @@ func (s *Store) Tick(ctx context.Context, room string, st *queue.Settings, now t
 		Rate: strconv.FormatFloat(st.ConfiguredRate(), 'f', 3, 64), Channel: k.events,
 		PurgeBefore: ms(now.Add(-queue.EndedKept)),
 		Window:      st.ArrivalWindowS * 1000, // negative: lapse nobody early (queue.HoldLapses)
+		Unarrived:   queue.UnarrivedLimit(st),
 		Jitters:     make([]int64, max(st.BatchSize, 0)),
 	}
 	for i := range a.Jitters {

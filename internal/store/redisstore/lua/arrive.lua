@@ -7,10 +7,11 @@
 -- at least idle / step: a busy visitor costs a write per that long, not one
 -- per request (a script that writes nothing replicates nothing), and a
 -- quiet one lapses after between idle and idle + idle / step, never sooner
--- (queue.IdleStep).
+-- (queue.IdleStep). The first arrival also ends the slot's count against
+-- its network's unarrived limit (record.lua's unarrived).
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] active (members)  KEYS[2] tickets (before)
--- KEYS[3] base (the room's key base: <base>t:*, same slot)
+-- KEYS[3] base (the room's key base: <base>t:*, <base>net, <base>un:*, same slot)
 -- ARGV[1] id: the ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
 -- ARGV[4] step (queue.IdleStep)
 -- Returns {1, ""} or {0, reason}.
@@ -35,6 +36,8 @@ if idle > 0 then want = math.min(x, now + idle + step) end
 if not rec.ar then
   rec.ar = true
   redis.call('HSET', k, m, encode(rec))
+  local net = redis.call('HGET', KEYS[3] .. 'net', m)
+  if net then redis.call('ZREM', KEYS[3] .. 'un:' .. net, m) end
   if want ~= d then redis.call('ZADD', KEYS[1], 'XX', want, m) end
 elseif want ~= d and math.abs(want - d) >= step then
   redis.call('ZADD', KEYS[1], 'XX', want, m)

@@ -25,10 +25,12 @@
 --   pow:<id> STRING the spent mark of proof-of-work challenge id
 --   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
 --   pren     HASH pre-queue ticket id -> its client network (the draw's rounds)
+--   net, un:<network>: a line place's network and each network's unarrived
+--     slots (record.lua)
 --   log      STREAM the change log (positions)
 --   and the buckets t:*, s:*, v:* (record.lua)
--- ARGV[1] enters: the number of enters; then each enter's 19 arguments,
---   EACH below: enter i's argument j is ARGV[1 + 19 * (i - 1) + j].
+-- ARGV[1] enters: the number of enters; then each enter's 20 arguments,
+--   EACH below: enter i's argument j is ARGV[1 + 20 * (i - 1) + j].
 --   The batch holds no identity twice (the caller's part).
 -- Returns 5 values per enter: its ticket id ('' for none), its record,
 -- its rank (CODE_UNRANKED, or a refusal: CODE_PROOF_NEEDED,
@@ -56,7 +58,11 @@
 --   no place (0: no limit)
 -- EACH[15] packed: the identity packed (record.lua)  EACH[16] field: its visitors field
 -- EACH[17] now36: now in 8 base-36 digits  EACH[18] tail_bytes: the tail as 10 bytes
--- EACH[19] network: the client's network ('' unknown), kept for a pre-queue place
+-- EACH[19] network: the client's network ('' unknown), kept with the place
+--   (pren before the opening, net in the line)
+-- EACH[20] unarrived: the most unarrived slots a network may hold
+--   (queue.UnarrivedLimit; 0: no limit, none counted): one at it does not
+--   take the fast track
 local base = KEYS[1]
 local stats, q, seqkey = base .. 'stats', base .. 'q', base .. 'seq'
 local sv = redis.call('HMGET', stats, 'vb', 'rate', 'purged', 'vonly')
@@ -70,9 +76,10 @@ local out = {false, false, false, false, false}
 -- back, a joiner's rank and the line's size are counted here.
 local joined_q, added, tk_cur, recs = {false, false}, '', nil, {false, false}
 local nq, nr = 0, 0
+local nets, nn = {}, 0 -- the batch's line places' networks: member, network
 
 for i = 1, tonumber(ARGV[1]) do
-  local a = 1 + 19 * (i - 1)
+  local a = 1 + 20 * (i - 1)
   local identity, tail, nowms, mode = ARGV[a + 1], ARGV[a + 2], ARGV[a + 3], ARGV[a + 4]
   local packed, field = ARGV[a + 15], ARGV[a + 16]
   local now = tonumber(nowms)
@@ -150,6 +157,9 @@ for i = 1, tonumber(ARGV[1]) do
       redis.call('ZADD', base .. 'pre', s, id)
       if ARGV[a + 19] ~= '' then redis.call('HSET', base .. 'pren', id, ARGV[a + 19]) end
     else
+      local network, limit = ARGV[a + 19], tonumber(ARGV[a + 20])
+      if network == '' then limit = 0 end
+      if network ~= '' then nets[nn + 1], nets[nn + 2], nn = m, network, nn + 2 end
       local admit = (mode == ADMIT_OPEN) or (mode == ADMIT_OPEN_IF_EMPTY and waiting == 0)
       local capacity, size, interval, orderable, ttl, window =
         ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9], ARGV[a + 10]
@@ -162,7 +172,8 @@ for i = 1, tonumber(ARGV[1]) do
         if start > bs then bs, used = start, 0 end
         local live = redis.call('ZCOUNT', base .. 'active', '(' .. nowms, '+inf')
         if now < (tonumber(b[4]) or 0) then live = live + tonumber(b[3]) end
-        if used < tonumber(size) and live < tonumber(capacity) then
+        if used < tonumber(size) and live < tonumber(capacity) and
+          (limit == 0 or unarrived(base, network, now) < limit) then
           redis.call('HSET', base .. 'budget', 's', bs, 'u', used + 1)
           admit = true
         end
@@ -178,6 +189,7 @@ for i = 1, tonumber(ARGV[1]) do
         local d = x
         if tonumber(window) > 0 then d = math.min(x, tonumber(orderable) + tonumber(window)) end
         redis.call('ZADD', base .. 'active', d, m)
+        if limit > 0 then unarrived_add(base, network, m, d, now) end
         redis.call('HINCRBY', stats, 'admitted_total', 1)
         redis.call('HINCRBY', stats, 'win_sum', 1)
         redis.call('ZADD', base .. 'admits', nowms, nowms .. ':1:' .. m)
@@ -217,6 +229,7 @@ for i = 1, tonumber(ARGV[1]) do
 end
 
 if tk_cur then redis.call('HSET', tk_cur, unpack(recs, 1, nr)) end
+if nn > 0 then redis.call('HSET', base .. 'net', unpack(nets, 1, nn)) end
 if nq > 0 then
   redis.call('ZADD', q, unpack(joined_q, 1, nq))
   log_changes(q, stats, base .. 'log', added, '', waiting) -- positions

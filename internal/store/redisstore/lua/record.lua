@@ -281,3 +281,23 @@ local function log_changes(q, stats, log, added, removed, waiting)
     redis.call('XADD', log, 'MAXLEN', '~', keep, '*', 'n', n, 'a', joined(added), 'd', joined(removed))
   end
 end
+
+-- The unarrived slots of a client network (queue.UnarrivedLimit): under the
+-- base, <base>net HASH member -> the place's network (enter.lua, draw.lua;
+-- deleted with the record, tick.lua's purge), and per network
+-- <base>un:<network> ZSET member -> the end of its arrival window (ms),
+-- added as it is admitted, removed as it arrives (arrive.lua), read after
+-- dropping the windows that ended: a slot that left otherwise (completed,
+-- left, reclaimed) counts until its window ends, never longer. The key
+-- expires with its last window, so a room's deletion leaves none behind
+-- for longer than that.
+local function unarrived(base, network, now)
+  local k = base .. 'un:' .. network
+  redis.call('ZREMRANGEBYSCORE', k, '-inf', now)
+  return redis.call('ZCARD', k)
+end
+local function unarrived_add(base, network, m, deadline, now)
+  local k = base .. 'un:' .. network
+  redis.call('ZADD', k, deadline, m)
+  if redis.call('PTTL', k) < deadline - now then redis.call('PEXPIRE', k, deadline - now + 1000) end
+end

@@ -43,14 +43,19 @@
 --   lapsed: no_show (never arrived) or idle (arrived, then went quiet).
 --   Negative: arrivals could not be seen (degraded mode, and a while
 --   after): a slot due before its expiry gets now + |window| instead
--- ARGV[13..] jitters: one (ms) per admission slot, at least batch size of them
--- ARGV[13+size..] draws: a random line's,, one per slot, in [0, 2^48): absent for FIFO
+-- ARGV[13] unarrived: the most unarrived slots one client network may hold
+--   (queue.UnarrivedLimit; 0: no limit, none counted): the admission passes
+--   over a network's waiters while it holds that many (they keep their
+--   places and signs of life), at most max_scan a tick, and admits the rest
+--   in turn. Networks and counts: record.lua's unarrived.
+-- ARGV[14..] jitters: one (ms) per admission slot, at least batch size of them
+-- ARGV[14+size..] draws: a random line's, one per slot, in [0, 2^48): absent for FIFO
 -- Returns {reclaimed, abandoned, purged, no-shows, idle, then for each
 -- admitted ticket: id, ms waited}.
 local now, interval, size = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local capacity, abandon_before = tonumber(ARGV[4]), tonumber(ARGV[5])
 local paused, ttl, maxscan = ARGV[6] == '1', tonumber(ARGV[7]), tonumber(ARGV[8])
-local window = tonumber(ARGV[12])
+local window, limit = tonumber(ARGV[12]), tonumber(ARGV[13])
 local hold = window < 0 -- while arrivals cannot be seen: lapse nobody early
 if hold then window = -window end
 local base = KEYS[11]
@@ -312,6 +317,7 @@ if #purge > 0 then
     if #gone > 0 then redis.call('HDEL', k, unpack(gone)) end
   end
   for _, k in ipairs(dorder) do redis.call('HDEL', k, unpack(dels[k])) end
+  redis.call('HDEL', base .. 'net', unpack(purge))
   redis.call('ZREM', KEYS[8], unpack(purge))
   redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
@@ -404,7 +410,7 @@ local abandoned = #gone
 -- pop takes the next count waiters as ZPOPMIN's {member, score, …}: the head,
 -- or in a random line the waiter at rank draw % waiting for each draw (the
 -- draws come from crypto/rand in Go, not math.random), until they run out.
-local random, drawn = #ARGV >= 12 + 2 * size, 0
+local random, drawn = #ARGV >= 13 + 2 * size, 0
 local function pop(count)
   if not random then return redis.call('ZPOPMIN', KEYS[1], count) end
   local out = {}
@@ -412,7 +418,7 @@ local function pop(count)
     local left = redis.call('ZCARD', KEYS[1])
     if left == 0 then break end
     drawn = drawn + 1
-    local rank = tonumber(ARGV[12 + size + drawn]) % left
+    local rank = tonumber(ARGV[13 + size + drawn]) % left
     local m = redis.call('ZRANGE', KEYS[1], rank, rank, 'WITHSCORES')
     redis.call('ZREM', KEYS[1], m[1])
     out[#out + 1] = m[1]
@@ -435,45 +441,65 @@ if not paused then
   -- Ghosts at the head are dropped as they are popped, at most maxscan of
   -- them per tick: the line drains them over several ticks.
   local skipped, ghosts = 0, {}
+  -- deferred: the waiters passed over ({score, member, …}: back into q
+  -- after the loop, which would pop them again); counts: each network's
+  -- unarrived slots, read once a tick and counted up as it admits.
+  local deferred, counts = {}, {}
+  local function count(net)
+    local c = counts[net]
+    if not c then c = unarrived(base, net, now); counts[net] = c end
+    return c
+  end
   while n > 0 and skipped < maxscan do
     -- At most 4000 a pop: unpack below stops near 8000 values, and a batch
     -- may be 10,000.
     local popped = pop(math.min(n, 4000))
     if #popped == 0 then break end
     local members = {}
-    for i = 1, #popped, 2 do
-      members[#members + 1] = popped[i]
-      removed[#removed + 1] = popped[i + 1] -- positions
-    end
+    for i = 1, #popped, 2 do members[#members + 1] = popped[i] end
     local seen = seen_of(members)
-    unseen(members)
     local recs, keys, raws = records(members)
-    local marked, z = {}, {}
+    local nets = {}
+    if limit > 0 then nets = redis.call('HMGET', base .. 'net', unpack(members)) end
+    local marked, z, left = {}, {}, {}
     for i, m in ipairs(members) do
       local rec = recs[i]
       local seen_at = seen[i] or entered(raws[i])
+      local net, passed = nets[i], false
       if seen_at and seen_at < abandon_before then
         ghosts[#ghosts + 1] = m
         skipped = skipped + 1
+      elseif rec and net and #deferred < 2 * maxscan and count(net) >= limit then
+        deferred[#deferred + 1], deferred[#deferred + 2], passed = popped[2 * i], m, true
       elseif rec then
-        local o = now + tonumber(ARGV[13 + #admitted])
+        local o = now + tonumber(ARGV[14 + #admitted])
         rec.st, rec.a, rec.o, rec.x = ST_ADMITTED, now, o, o + ttl
         marked[#marked + 1] = i
         local d = o + ttl
         if window > 0 and o + window < d then d = o + window end -- |window| when held
         z[#z + 1], z[#z + 2] = d, m
+        if net then
+          counts[net] = count(net) + 1
+          unarrived_add(base, net, m, d, now)
+        end
         admitted[#admitted + 1] = idof(m, rec)
         waits[#waits + 1] = now - tonumber(rec.e)
         n = n - 1
       else
         skipped = skipped + 1 -- no record: nothing to admit
       end
+      if not passed then
+        left[#left + 1] = m
+        removed[#removed + 1] = popped[2 * i] -- positions
+      end
     end
+    if #left > 0 then unseen(left) end
     store(members, recs, keys, marked)
     for i = 1, #z, 2000 do -- unpack stops near 8000 values
       redis.call('ZADD', KEYS[3], unpack(z, i, math.min(i + 1999, #z)))
     end
   end
+  if #deferred > 0 then redis.call('ZADD', KEYS[1], unpack(deferred)) end
   finish(ghosts, REASON_ABANDONED)
   abandoned = abandoned + #ghosts
   if #admitted > 0 then
@@ -489,7 +515,7 @@ if not paused then
     local parts, jits = {}, {}
     for i = 1, #admitted, 1000 do
       parts[#parts + 1] = table.concat(admitted, ',', i, math.min(i + 999, #admitted))
-      jits[#jits + 1] = table.concat(ARGV, ':', 12 + i, 12 + math.min(i + 999, #admitted))
+      jits[#jits + 1] = table.concat(ARGV, ':', 13 + i, 13 + math.min(i + 999, #admitted))
     end
     parts[#parts + 1] = '@' .. ARGV[1] .. ':' .. ARGV[7] .. ':' .. table.concat(jits, ':')
     redis.call('PUBLISH', ARGV[10], table.concat(parts, ','))
