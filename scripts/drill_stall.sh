@@ -31,7 +31,7 @@ for _ in $(seq 100); do curl -s -o /dev/null "http://$ADDR/readyz" && break; sle
 (for _ in $(seq 500); do echo "$(date +%s.%N) $(curl -s -o /dev/null -w '%{http_code}' -m 2 "http://$ADDR/readyz")"; sleep 0.1; done) >"$D/readyz.log" &
 XPID=$!
 "$LOADGEN" --url "http://$ADDR" --admin-token "$TOKEN" --reset --room drill \
-  --settings '{"capacity":100000,"batch_size":100,"batch_interval_ms":200,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600,"bot_protection":{"proof_of_work":"off"}}' \
+  --settings '{"capacity":100000,"batch_size":100,"batch_interval_ms":200,"jitter_ms":0,"session_ttl_s":3600,"abandon_after_s":3600,"bot_protection":{"proof_of_work":"off","unarrived_per_network":0}}' \
   --mode mixed --status-every 4 --rate 200 --concurrency 50 --duration 45s --warmup 1s --timeout 30s --json >"$D/loadgen.json" 2>"$D/loadgen.err" &
 LPID=$!
 sleep 8
