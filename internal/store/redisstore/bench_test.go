@@ -39,6 +39,9 @@ type benchLine struct {
 	next  atomic.Int64 // identities handed out so far
 	// ident makes the nth identity; nil: "v:<n>".
 	ident func(n int64) string
+	// network is the nth enter's client network, as the handlers pass it
+	// (queue.EntryProof); nil: none known.
+	network func(n int64) string
 	// prefix is the line's key prefix.
 	prefix string
 	store  *redisstore.Store
@@ -81,7 +84,11 @@ func (f *benchLine) fill(ctx context.Context, room string, n int) ([]queue.Ticke
 				if f.ident != nil {
 					who = f.ident(n)
 				}
-				t, _, err := f.line.Enter(ctx, room, who)
+				var proof queue.EntryProof
+				if f.network != nil {
+					proof.Network = f.network(n)
+				}
+				t, _, err := f.line.EnterWith(ctx, room, who, proof)
 				if err != nil {
 					return err
 				}

@@ -18,9 +18,9 @@ type roomKeys struct {
 	// pre is the pre-queue of a scheduled opening, pren the network each of
 	// its places came from (ticket id -> network), draw the record of its draw.
 	pre, pren, draw string
-	// net is the network of each place in line (member -> network), for
-	// the unarrived limit; its per-network counts (un:<network>) expire on
-	// their own (lua/record.lua).
+	// net is the network of each place in line whose member is not a seq
+	// (a test's); a seq's is in the bucket n:<seq/32> (buckets). The
+	// per-network counts (un:<network>) expire on their own (lua/record.lua).
 	net string
 	// log is the change log: a stream of the scores that enter and leave q.
 	log string
@@ -43,10 +43,10 @@ const bucketSize = 32
 // buckets are the names of the room's bucketed keys that may exist: every
 // t: and s: bucket up to seq, every v: bucket below vb.
 func (k roomKeys) buckets(seq, vb int64) []string {
-	out := make([]string, 0, 2*(seq/bucketSize+1)+vb)
+	out := make([]string, 0, 3*(seq/bucketSize+1)+vb)
 	for b := int64(0); b <= seq/bucketSize; b++ {
 		n := strconv.FormatInt(b, 10)
-		out = append(out, k.base+"t:"+n, k.base+"s:"+n)
+		out = append(out, k.base+"t:"+n, k.base+"s:"+n, k.base+"n:"+n)
 	}
 	for b := int64(0); b < max(vb, 1); b++ {
 		out = append(out, k.base+"v:"+strconv.FormatInt(b, 10))

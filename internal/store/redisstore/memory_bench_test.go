@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"sort"
 	"strconv"
@@ -47,7 +48,9 @@ func BenchmarkWaiterMemory(b *testing.B) {
 		f := &benchLine{rdb: fr, line: queue.NewLine(redisstore.New(fr, "wr:"), keys,
 			queue.LineOptions{Jitter: func(max time.Duration) time.Duration { return max / 2 }}),
 			// As a cookie visitor's: "v:" and 32 hex.
-			ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) }}
+			ident: func(n int64) string { return queue.VisitorIdentity(strconv.FormatInt(n, 10)) },
+			// Each from an address of its own, as the handlers name it.
+			network: func(n int64) string { return fmt.Sprintf("10.%d.%d.%d", n>>16&255, n>>8&255, n&255) }}
 		f.next.Store(next)
 		if n == 0 {
 			pausedRoom(b, f, room)

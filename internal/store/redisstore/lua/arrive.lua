@@ -11,7 +11,7 @@
 -- its network's unarrived limit (record.lua's unarrived).
 -- Records, members and bucketed keys: record.lua (prepended).
 -- KEYS[1] active (members)  KEYS[2] tickets (before)
--- KEYS[3] base (the room's key base: <base>t:*, <base>net, <base>un:*, same slot)
+-- KEYS[3] base (the room's key base: <base>t:*, n:*, un:*, same slot)
 -- ARGV[1] id: the ticket id  ARGV[2] now (ms)  ARGV[3] idle (ms; 0: off)
 -- ARGV[4] step (queue.IdleStep)
 -- Returns {1, ""} or {0, reason}.
@@ -36,7 +36,7 @@ if idle > 0 then want = math.min(x, now + idle + step) end
 if not rec.ar then
   rec.ar = true
   redis.call('HSET', k, m, encode(rec))
-  local net = redis.call('HGET', KEYS[3] .. 'net', m)
+  local net = redis.call('HGET', netkey(KEYS[3], m), m)
   if net then redis.call('ZREM', KEYS[3] .. 'un:' .. net, m) end
   if want ~= d then redis.call('ZADD', KEYS[1], 'XX', want, m) end
 elseif want ~= d and math.abs(want - d) >= step then

@@ -13,7 +13,7 @@
 -- KEYS[7] log      STREAM the change log (positions)
 -- KEYS[8] base     the room's key base: <base>t:*, <base>s:*, <base>pren: the
 --                  pre-queue's networks, dropped with it, each moved to
---                  <base>net with its place (record.lua's unarrived; same slot)
+--                  <base>n:* with its place (record.lua's netkey; same slot)
 -- ARGV[1] opens: the opening (ms)  ARGV[2] now (ms)  ARGV[3] server  ARGV[4] order_hash: SHA-256 of the order
 -- ARGV[5] channel: the event channel  ARGV[6] max_moved: most late entries moved per call
 -- ARGV[7..] order: the drawn order, every pre-queue ticket id once
@@ -69,7 +69,7 @@ local function late()
     redis.call('HDEL', base .. 'pren', id)
     local m, rec, _, k = find(base, KEYS[4], id)
     if m then
-      if net then redis.call('HSET', base .. 'net', m, net) end
+      if net then redis.call('HSET', netkey(base, m), m, net) end
       redis.call('ZADD', KEYS[2], seq, m)
       add_score(seq) -- positions
       rec.st, rec.p = ST_WAITING, redis.call('ZRANK', KEYS[2], m) + 1
@@ -108,7 +108,7 @@ local head = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local base_score = math.min(tonumber(head[2]) or 1, 1)
 for c = first, #ARGV, chunk do
   local last = math.min(c + chunk - 1, #ARGV)
-  local qz, nz = {}, {}
+  local qz, nz, norder = {}, {}, {}
   local nets = redis.call('HMGET', base .. 'pren', unpack(ARGV, c, last))
   for i = c, last do
     local k = i - first + 1
@@ -119,11 +119,16 @@ for c = first, #ARGV, chunk do
       qz[#qz + 1], qz[#qz + 2] = base_score - n - 1 + k, m
       add_score(base_score - n - 1 + k) -- positions
       local net = nets[i - c + 1]
-      if net then nz[#nz + 1], nz[#nz + 2] = m, net end
+      if net then
+        local nk = netkey(base, m)
+        if not nz[nk] then nz[nk] = {}; norder[#norder + 1] = nk end
+        local t = nz[nk]
+        t[#t + 1], t[#t + 2] = m, net
+      end
     end
   end
   if #qz > 0 then redis.call('ZADD', KEYS[2], unpack(qz)) end
-  if #nz > 0 then redis.call('HSET', base .. 'net', unpack(nz)) end
+  for _, nk in ipairs(norder) do redis.call('HSET', nk, unpack(nz[nk])) end
   flush()
 end
 redis.call('DEL', KEYS[1], base .. 'pren')

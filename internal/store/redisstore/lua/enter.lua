@@ -25,8 +25,8 @@
 --   pow:<id> STRING the spent mark of proof-of-work challenge id
 --   pre      ZSET the pre-queue of a scheduled opening: ticket ids scored by seq
 --   pren     HASH pre-queue ticket id -> its client network (the draw's rounds)
---   net, un:<network>: a line place's network and each network's unarrived
---     slots (record.lua)
+--   un:<network> ZSET a network's unarrived slots (record.lua), and the
+--     places' networks in n:* (netkey)
 --   log      STREAM the change log (positions)
 --   and the buckets t:*, s:*, v:* (record.lua)
 -- ARGV[1] enters: the number of enters; then each enter's 20 arguments,
@@ -59,7 +59,7 @@
 -- EACH[15] packed: the identity packed (record.lua)  EACH[16] field: its visitors field
 -- EACH[17] now36: now in 8 base-36 digits  EACH[18] tail_bytes: the tail as 10 bytes
 -- EACH[19] network: the client's network ('' unknown), kept with the place
---   (pren before the opening, net in the line)
+--   (pren before the opening, netkey's bucket in the line)
 -- EACH[20] unarrived: the most unarrived slots a network may hold
 --   (queue.UnarrivedLimit; 0: no limit, none counted): one at it does not
 --   take the fast track
@@ -76,7 +76,9 @@ local out = {false, false, false, false, false}
 -- back, a joiner's rank and the line's size are counted here.
 local joined_q, added, tk_cur, recs = {false, false}, '', nil, {false, false}
 local nq, nr = 0, 0
-local nets, nn = {}, 0 -- the batch's line places' networks: member, network
+-- The batch's line places' networks, by netkey: {member, network, …};
+-- consecutive seqs share a bucket, so one HSET a bucket.
+local nets, norder = {}, {}
 
 for i = 1, tonumber(ARGV[1]) do
   local a = 1 + 20 * (i - 1)
@@ -159,7 +161,12 @@ for i = 1, tonumber(ARGV[1]) do
     else
       local network, limit = ARGV[a + 19], tonumber(ARGV[a + 20])
       if network == '' then limit = 0 end
-      if network ~= '' then nets[nn + 1], nets[nn + 2], nn = m, network, nn + 2 end
+      if network ~= '' then
+        local nk = netkey(base, m)
+        if not nets[nk] then nets[nk] = {}; norder[#norder + 1] = nk end
+        local t = nets[nk]
+        t[#t + 1], t[#t + 2] = m, network
+      end
       local admit = (mode == ADMIT_OPEN) or (mode == ADMIT_OPEN_IF_EMPTY and waiting == 0)
       local capacity, size, interval, orderable, ttl, window =
         ARGV[a + 5], ARGV[a + 6], ARGV[a + 7], ARGV[a + 8], ARGV[a + 9], ARGV[a + 10]
@@ -229,7 +236,7 @@ for i = 1, tonumber(ARGV[1]) do
 end
 
 if tk_cur then redis.call('HSET', tk_cur, unpack(recs, 1, nr)) end
-if nn > 0 then redis.call('HSET', base .. 'net', unpack(nets, 1, nn)) end
+for _, nk in ipairs(norder) do redis.call('HSET', nk, unpack(nets[nk])) end
 if nq > 0 then
   redis.call('ZADD', q, unpack(joined_q, 1, nq))
   log_changes(q, stats, base .. 'log', added, '', waiting) -- positions

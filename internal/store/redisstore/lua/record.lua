@@ -11,6 +11,8 @@
 --                          none yet: its entry time (the record's)
 --   <base>v:<n>            HASH visitors field (8 bytes, vfield) -> seq; n by linear
 --                          hashing over stats.vb buckets (vgrow)
+--   <base>n:<seq div 32>   HASH seq -> the place's client network, for a place in
+--                          line with one known (netkey; unarrived below)
 -- Up to 128 entries of at most 64 B, Redis keeps each as a listpack: a few
 -- bytes of overhead per entry instead of a hash table's ~50. A listpack is
 -- scanned on every access: 32 seqs a bucket (and ~12 visitors) keep that
@@ -58,6 +60,12 @@ local function bucket(m) return string.format('%d', math.floor(tonumber(m) / 32)
 local function isseq(m) return #m <= 15 and string.find(m, '^%d+$') ~= nil end
 local function tkey(base, m) return base .. 't:' .. bucket(m) end
 local function skey(base, m) return base .. 's:' .. bucket(m) end
+-- netkey holds m's client network (unarrived below): bucketed as t: and s:,
+-- a test's member that is not a seq in the room's single net hash.
+local function netkey(base, m)
+  if isseq(m) then return base .. 'n:' .. bucket(m) end
+  return base .. 'net'
+end
 
 local function decode(raw)
   if not raw then return nil end
@@ -282,9 +290,9 @@ local function log_changes(q, stats, log, added, removed, waiting)
   end
 end
 
--- The unarrived slots of a client network (queue.UnarrivedLimit): under the
--- base, <base>net HASH member -> the place's network (enter.lua, draw.lua;
--- deleted with the record, tick.lua's purge), and per network
+-- The unarrived slots of a client network (queue.UnarrivedLimit): each
+-- place's network (netkey: written by enter.lua and draw.lua, deleted with
+-- the record by tick.lua's purge), and per network
 -- <base>un:<network> ZSET member -> the end of its arrival window (ms),
 -- added as it is admitted, removed as it arrives (arrive.lua), read after
 -- dropping the windows that ended: a slot that left otherwise (completed,

@@ -317,7 +317,14 @@ if #purge > 0 then
     if #gone > 0 then redis.call('HDEL', k, unpack(gone)) end
   end
   for _, k in ipairs(dorder) do redis.call('HDEL', k, unpack(dels[k])) end
-  redis.call('HDEL', base .. 'net', unpack(purge))
+  local ngroups, norder = {}, {}
+  for _, m in ipairs(purge) do
+    local nk = netkey(base, m)
+    if not ngroups[nk] then ngroups[nk] = {}; norder[#norder + 1] = nk end
+    local g = ngroups[nk]
+    g[#g + 1] = m
+  end
+  for _, nk in ipairs(norder) do redis.call('HDEL', nk, unpack(ngroups[nk])) end
   redis.call('ZREM', KEYS[8], unpack(purge))
   redis.call('HINCRBY', KEYS[6], 'purged', #purge) -- visitors buckets (vgrow)
 end
@@ -460,7 +467,19 @@ if not paused then
     local seen = seen_of(members)
     local recs, keys, raws = records(members)
     local nets = {}
-    if limit > 0 then nets = redis.call('HMGET', base .. 'net', unpack(members)) end
+    if limit > 0 then
+      local ours, others = {}, {}
+      for i, m in ipairs(members) do
+        if isseq(m) then ours[#ours + 1] = i else others[#others + 1] = i end
+      end
+      nets = fetch(netkey, members, ours)
+      if #others > 0 then
+        local ms = {}
+        for j, i in ipairs(others) do ms[j] = members[i] end
+        local vals = redis.call('HMGET', base .. 'net', unpack(ms))
+        for j, i in ipairs(others) do nets[i] = vals[j] or nil end
+      end
+    end
     local marked, z, left = {}, {}, {}
     for i, m in ipairs(members) do
       local rec = recs[i]
