@@ -50,6 +50,9 @@ type Availability struct {
 	firstFail time.Time // when the first of them was recorded
 	successes int
 	drill     bool // an operator's drill forces degraded mode; false is automatic
+	// forced counts Force calls: a probe's reading of the deployment's
+	// drill, taken before the latest Force, is older than it and dropped.
+	forced uint64
 	reason    string
 	since     time.Time
 	onChange  []func(degraded bool)
@@ -193,7 +196,13 @@ func (a *Availability) wakeLocked() {
 // instead of carrying the sale in degraded mode.
 func (a *Availability) Force(on *bool) {
 	a.mu.Lock()
+	a.force(on)
+}
+
+// force is Force with a.mu held; it releases it.
+func (a *Availability) force(on *bool) {
 	a.drill = on != nil && *on
+	a.forced++
 	if a.drill {
 		a.log.Warn("degraded mode forced on by an operator (drill)")
 	} else {
@@ -241,6 +250,9 @@ func (a *Availability) Run(ctx context.Context, probe Probe) error {
 			return nil
 		case <-a.clock.After(pingInterval):
 		}
+		a.mu.Lock()
+		forced := a.forced
+		a.mu.Unlock()
 		pctx, cancel := context.WithTimeout(context.WithValue(ctx, probeKey{}, true), pingTimeout)
 		drill, err := probe(pctx)
 		cancel()
@@ -248,20 +260,24 @@ func (a *Availability) Run(ctx context.Context, probe Probe) error {
 			return nil
 		}
 		if err == nil {
-			a.setDrill(drill)
+			a.setDrill(drill, forced)
 		}
 		a.RecordProbe(err)
 	}
 }
 
-// setDrill adopts the deployment's drill setting when it differs.
-func (a *Availability) setDrill(on *bool) {
+// setDrill adopts the deployment's drill setting, read by a probe that
+// began after the forced-th Force, when it differs. A drill started or
+// ended here while the probe was on its way (the admin API forces this
+// server first, then tells Redis) is newer than what the probe read: it
+// stands until the next probe, which reads the drill as the API left it.
+func (a *Availability) setDrill(on *bool, forced uint64) {
 	a.mu.Lock()
-	same := a.drill == (on != nil && *on)
-	a.mu.Unlock()
-	if !same {
-		a.Force(on)
+	if a.drill == (on != nil && *on) || a.forced != forced {
+		a.mu.Unlock()
+		return
 	}
+	a.force(on)
 }
 
 // probeKey marks the probe's calls: Run records them itself, once.

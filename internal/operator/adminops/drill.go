@@ -26,11 +26,14 @@ type DrillState struct {
 }
 
 // SetDrill forces degraded mode (on true) or ends the drill (false or nil:
-// back to the automatic checks). It applies here at once, whatever Redis
-// says, and reaches the other servers through Redis when Redis answers.
+// back to the automatic checks). It reaches the other servers through
+// Redis when Redis answers, and applies here whatever Redis says. Redis is
+// told first: this server's probe that reads it from then on reads the
+// drill, and one that read it before is older than the Force below and
+// dropped (queue.Availability), so the drill never flips back here.
 func SetDrill(ctx context.Context, flag Flag, store DrillStore, on *bool) DrillState {
-	flag.Force(on)
 	shared := store.SetDrill(ctx, on) == nil
+	flag.Force(on)
 	return DrillState{AvailabilityState: flag.State(), AllServers: shared}
 }
 
