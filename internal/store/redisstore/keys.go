@@ -41,7 +41,7 @@ type roomKeys struct {
 const bucketSize = 32
 
 // buckets are the names of the room's bucketed keys that may exist: every
-// t: and s: bucket up to seq, every v: bucket below vb.
+// t:, s: and n: bucket up to seq, every v: bucket below vb.
 func (k roomKeys) buckets(seq, vb int64) []string {
 	out := make([]string, 0, 3*(seq/bucketSize+1)+vb)
 	for b := int64(0); b <= seq/bucketSize; b++ {
