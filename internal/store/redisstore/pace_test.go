@@ -442,14 +442,19 @@ func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
 	}
 	stops[crashed]()
 	crashAt := time.Now()
-	// How late a timer fires meanwhile: a loaded machine delays the other
-	// servers' rounds by as much, and the handover with them.
+	// How late a round runs meanwhile: a timer and one store call, as each
+	// server's round has. A loaded machine delays the other servers' rounds
+	// by as much, and the handover with them (a timer alone was found 166
+	// ms late where the handover's calls were 617 ms late, beside a cold
+	// compile of the whole module).
+	probe := redistest.Shared(t).Client(t)
 	lateness := make(chan time.Duration, 1)
 	go func() {
 		var worst time.Duration
 		for end := crashAt.Add(1200 * time.Millisecond); time.Now().Before(end); {
 			t0 := time.Now()
 			<-time.After(interval / 10)
+			_ = probe.Ping(context.Background()).Err()
 			worst = max(worst, time.Since(t0)-interval/10)
 		}
 		lateness <- worst
@@ -493,9 +498,9 @@ func TestPaceHoldsInEverySlidingWindowInRealTime(t *testing.T) {
 	// The lease's length, one interval of slack, and the machine's own
 	// delay: the timers' worst lateness meanwhile.
 	if gap, most := handover.Sub(last), queue.LeaseTTL(interval)+interval+late; gap > most {
-		t.Errorf("handover took %v after the crashed server's last admission, want ≤ %v (timers up to %v late)", gap, most, late)
+		t.Errorf("handover took %v after the crashed server's last admission, want ≤ %v (rounds up to %v late)", gap, most, late)
 	} else {
-		t.Logf("handover: %v after the crashed server's last admission (lease %v, timers up to %v late)", gap, queue.LeaseTTL(interval), late)
+		t.Logf("handover: %v after the crashed server's last admission (lease %v, rounds up to %v late)", gap, queue.LeaseTTL(interval), late)
 	}
 	expectWindows(t, admits, interval, int(s.BatchSize))
 	expectWindows(t, admits, time.Second, int(s.ConfiguredRate())+int(s.BatchSize))
