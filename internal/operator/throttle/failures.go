@@ -218,9 +218,18 @@ func (t *local) peek(key string, l Limit, now time.Time) time.Duration {
 	return max(l.blockedFor(tat.Sub(now)), 0)
 }
 
-// mirror takes in what Redis said of key: its failures are forgotten at at.
+// mirror takes in what Redis said of key: its failures are forgotten at at,
+// unless this server knows of more. A reply can come after failures this
+// server counted itself while Redis was slow (a call that timed out falls
+// back to the local count): taking the reply's earlier time would forget
+// them, and let the key fail again as if they had never been.
 func (t *local) mirror(key string, at, now time.Time) {
-	t.update(key, now, false, func(time.Time) time.Time { return at })
+	t.update(key, now, false, func(tat time.Time) time.Time {
+		if tat.After(at) {
+			return tat
+		}
+		return at
+	})
 }
 
 // RetryAfter is a Retry-After header value for wait: whole seconds, at least 1.
