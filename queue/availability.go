@@ -52,11 +52,11 @@ type Availability struct {
 	drill     bool // an operator's drill forces degraded mode; false is automatic
 	// forced counts Force calls: a probe's reading of the deployment's
 	// drill, taken before the latest Force, is older than it and dropped.
-	forced uint64
-	reason    string
-	since     time.Time
-	onChange  []func(degraded bool)
-	settled   chan struct{} // closed at the next answer or switch (Settled)
+	forced   uint64
+	reason   string
+	since    time.Time
+	onChange []func(degraded bool)
+	settled  chan struct{} // closed at the next answer or switch (Settled)
 }
 
 // AvailabilityState is what GET /admin/api/degrade shows.
