@@ -112,7 +112,12 @@ func (r *roomPace) update(measured float64, now time.Time) {
 		w := r.trust(now)
 		target = w*measured + (1-w)*r.prior
 	}
-	if dt := now.Sub(r.at); dt > 0 {
+	// A slower pace is believed at once, a faster one eased into: a waiter
+	// is told a later time rather than promised one the line will not keep
+	// (a room that fills at an opening slows to what its slots free).
+	if target < r.rate {
+		r.rate, r.at = target, now
+	} else if dt := now.Sub(r.at); dt > 0 {
 		r.rate += (target - r.rate) * (1 - math.Exp(-float64(dt)/float64(rateSmoothing)))
 		r.at = now
 	}

@@ -335,3 +335,45 @@ func etaAgainstReality(t *testing.T, sh lineShape, paces []paceStep, b etaBounds
 		t.Errorf("the range held the true wait for only %.0f%% of the settled estimates", 100*cover)
 	}
 }
+
+// TestETAAfterAFullRoomOpens: a crowd reaches a room at once (an opening's
+// draw, a flash sale), more than its capacity, and each admitted shopper
+// keeps a slot half a minute or more. The pace allows 50 a second, but
+// beyond the first 100 the line moves only as slots free. A waiter's first
+// estimate is the promise it remembers: none is to be admitted later than
+// its first range's top, give or take a few seconds (docs/benchmarks.md,
+// "The attacker's share": honest visitors later than eta_high_s + 5 s).
+func TestETAAfterAFullRoomOpens(t *testing.T) {
+	run := func(t *testing.T, store queue.Store) {
+		hold := func(i int) time.Duration { return time.Duration(30+i*7%11) * time.Second }
+		xs := lineRun(t, 300, 0, time.Second, lineShape{store: store, capacity: 100, hold: hold},
+			[]paceStep{{BatchSize: 10, Interval: 200 * time.Millisecond}})
+		first := map[int]shown{}
+		late, lateAll := 0, 0
+		for _, x := range xs {
+			if _, ok := first[x.waiter]; !ok {
+				first[x.waiter] = x
+				if x.actual > x.high+5 {
+					late++
+				}
+			}
+			if x.actual > x.high+5 {
+				lateAll++
+			}
+		}
+		cur := errorsOf(xs, func(x shown) float64 { return x.point }, time.Second)
+		t.Logf("%d waiters read an estimate, %d reads: %d first estimates and %d of all later than their top + 5 s; mean error %.1f s, p90 %.1f s",
+			len(first), len(xs), late, lateAll, cur.mae, cur.p90)
+		if len(first) < 150 {
+			t.Fatalf("only %d waiters read an estimate", len(first))
+		}
+		if late > len(first)/100 {
+			t.Errorf("%d of %d waiters were admitted later than their first estimate's top + 5 s", late, len(first))
+		}
+	}
+	t.Run("memory", func(t *testing.T) { run(t, nil) })
+	t.Run("redis-server", func(t *testing.T) {
+		redistest.SkipShortOrFallback(t)
+		run(t, redisstore.New(redistest.Shared(t).Client(t), redistest.Prefix(t)))
+	})
+}

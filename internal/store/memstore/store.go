@@ -84,6 +84,7 @@ type snapshot struct {
 
 type admit struct {
 	at, n int64
+	occ   int64 // slots held right after it (tick.lua's o<occ>)
 }
 
 type holder struct {

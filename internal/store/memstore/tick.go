@@ -164,7 +164,7 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 		abandoned += int64(len(ghosts))
 		if k := int64(len(res.Admitted)); k > 0 {
 			r.budget.start, r.budget.used = start, used+k
-			r.countAdmissions(n, k)
+			r.countAdmissions(n, k, r.heldAt(n)+int64(len(r.active)))
 		}
 	}
 	r.stats["abandoned_total"] += abandoned
@@ -179,10 +179,26 @@ func (s *Store) Tick(_ context.Context, room string, st *queue.Settings, now tim
 	}
 	r.admits = r.admits[drop:]
 	r.rate, r.rated, r.measured = rateString(st), true, 0
-	if sum := r.stats["win_sum"]; sum > 0 && len(r.admits) > 0 {
-		span := max(n-r.admits[0].at+st.BatchIntervalMS, st.BatchIntervalMS)
+	span := st.BatchIntervalMS
+	sum := r.stats["win_sum"]
+	if sum > 0 && len(r.admits) > 0 {
+		span = max(n-r.admits[0].at+st.BatchIntervalMS, st.BatchIntervalMS)
 		r.rate = float64(sum) / (float64(span) / 1000)
 		r.measured = r.rate
+	}
+	// A line longer than the free slots moves, past them, only as slots
+	// free. Until one has freed in the window (an opening's crowd filling
+	// an empty room), its estimates take every slot held to its deadline,
+	// not the pace that filled the room.
+	if occ := r.heldAt(n) + int64(len(r.active)); occ+int64(len(r.q)) > st.Capacity && st.Capacity > 0 {
+		freed := int64(0)
+		if len(r.admits) > 0 {
+			first := r.admits[0]
+			freed = sum - (occ - (first.occ - first.n))
+		}
+		if freed <= 0 {
+			r.rate = min(r.rate, float64(st.Capacity)/(float64(r.horizon(st, n))/1000))
+		}
 	}
 	s.commitLog(r)
 	s.mu.Unlock()
@@ -263,4 +279,14 @@ func (r *room) sweep(now int64) {
 			k++
 		}
 	}
+}
+
+// horizon is how long, at most, until every slot of the room is free
+// (ms): the latest deadline held, or a new slot's when none is.
+func (r *room) horizon(st *queue.Settings, now int64) int64 {
+	h := queue.SlotDeadline(st, now, now+st.SessionTTLS*1000)
+	for _, d := range r.active {
+		h = max(h, d)
+	}
+	return max(h-now, st.BatchIntervalMS)
 }

@@ -75,10 +75,11 @@ func (r *room) budgetAt(now, interval int64) (start, used int64) {
 	return bs, used
 }
 
-func (r *room) countAdmissions(now, n int64) {
+// countAdmissions logs n admissions at now, after which occ slots are held.
+func (r *room) countAdmissions(now, n, occ int64) {
 	r.stats["admitted_total"] += n
 	r.stats["win_sum"] += n
-	r.admits = append(r.admits, admit{at: now, n: n})
+	r.admits = append(r.admits, admit{at: now, n: n, occ: occ})
 }
 
 func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode queue.Admission, identity, newID string, now time.Time, jitter time.Duration, gate queue.EntryProof) (queue.Ticket, error) {
@@ -142,7 +143,7 @@ func (s *Store) Enter(_ context.Context, room string, st *queue.Settings, mode q
 		o := ms(now.Add(jitter))
 		rec.state, rec.admitted, rec.orderable, rec.expires = vocab.StateAdmitted, n, o, o+st.SessionTTLS*1000
 		r.active[newID] = queue.SlotDeadline(st, o, rec.expires)
-		r.countAdmissions(n, 1)
+		r.countAdmissions(n, 1, r.live(n)+r.heldAt(n))
 	} else {
 		r.q = append(r.q, waiter{score: rec.score, id: newID})
 		r.logAdd(rec.score)

@@ -199,7 +199,8 @@ for i = 1, tonumber(ARGV[1]) do
         if limit > 0 then unarrived_add(base, network, m, d, now) end
         redis.call('HINCRBY', stats, 'admitted_total', 1)
         redis.call('HINCRBY', stats, 'win_sum', 1)
-        redis.call('ZADD', base .. 'admits', nowms, nowms .. ':1:' .. m)
+        local occ = redis.call('ZCOUNT', base .. 'active', '(' .. nowms, '+inf') -- slots held now (tick.lua's o)
+        redis.call('ZADD', base .. 'admits', nowms, nowms .. ':1:o' .. occ .. ':' .. m)
       else
         -- The newest seq is the highest score in the line (drawn places sit below
         -- its head), so the newcomer's rank is the count before it.

@@ -25,7 +25,8 @@
 -- KEYS[5] budget   HASH s = start (ms) of the current tick, u = admissions used in it,
 --   h = slots held after a data loss until hu (ms) (restore.lua)
 -- KEYS[6] stats    HASH counters and the measured rate
--- KEYS[7] admits   ZSET admission log of the last minute, for the rate
+-- KEYS[7] admits   ZSET admission log of the last minute, for the rate: members
+--   <ms>:<count>:o<slots held right after>:<first id> (enter.lua's fast track too)
 -- KEYS[8] ended    ZSET ended members scored by end time (ms)
 -- KEYS[9] visitors HASH identity -> ticket member (before)
 -- KEYS[10] log     STREAM the change log (positions)
@@ -525,7 +526,8 @@ if not paused then
     redis.call('HSET', KEYS[5], 's', bs, 'u', used + #admitted)
     redis.call('HINCRBY', KEYS[6], 'admitted_total', #admitted)
     redis.call('HINCRBY', KEYS[6], 'win_sum', #admitted)
-    redis.call('ZADD', KEYS[7], now, now .. ':' .. #admitted .. ':' .. admitted[1])
+    local occ = held + redis.call('ZCARD', KEYS[3])
+    redis.call('ZADD', KEYS[7], now, now .. ':' .. #admitted .. ':o' .. occ .. ':' .. admitted[1])
     -- Joined in pieces: one concat of a 10,000 batch overflows miniredis's
     -- Lua (embedded mode).
     -- Then the admissions' times (redisstore.parseAdmitted):
@@ -558,11 +560,47 @@ local sum = tonumber(redis.call('HGET', KEYS[6], 'win_sum') or '0')
 -- 'measured' is only what was admitted (0 when nobody was), for /stats.
 local rate = ARGV[9]
 local measured = '0'
+local first
 if sum > 0 then
-  local first = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
+  first = redis.call('ZRANGE', KEYS[7], 0, 0, 'WITHSCORES')
   local span = math.max(now - tonumber(first[2]) + interval, interval) / 1000
   rate = tostring(sum / span)
   measured = rate
+end
+-- A line longer than the free slots moves, past them, only as slots free.
+-- Until one has freed in the window (an opening's crowd filling an empty
+-- room), its estimates take every slot held to its deadline, not the pace
+-- that filled the room. Freed: admitted in the window less what the slots
+-- held grew by since its first admission (each entry's o<occ>: slots held
+-- right after it; an entry without one, from before this rule, says
+-- nothing).
+local b = redis.call('HMGET', KEYS[5], 'h', 'hu')
+local occ = redis.call('ZCARD', KEYS[3])
+if now < (tonumber(b[2]) or 0) then occ = occ + tonumber(b[1]) end
+if capacity > 0 and occ + redis.call('ZCARD', KEYS[1]) > capacity then
+  local freed = 0
+  if first then
+    -- Slots held before the window's first admission: the least of its
+    -- first millisecond's entries (fast-track ones share it, in any order).
+    local before
+    for _, e in ipairs(redis.call('ZRANGEBYSCORE', KEYS[7], first[2], first[2])) do
+      local n1, o1 = string.match(e, '^[^:]+:(%d+):o(%d+):')
+      if not o1 then before = nil; break end
+      local b1 = tonumber(o1) - tonumber(n1)
+      if not before or b1 < before then before = b1 end
+    end
+    freed = before and sum - (occ - before) or 1
+  end
+  if freed <= 0 then
+    -- The horizon: the latest deadline held, or a new slot's.
+    local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
+    local h = ttl
+    if window > 0 and window < h then h = window end
+    if last[2] then h = math.max(h, tonumber(last[2]) - now) end
+    h = math.max(h, interval)
+    local slow = capacity / (h / 1000)
+    if slow < tonumber(rate) then rate = tostring(slow) end
+  end
 end
 redis.call('HSET', KEYS[6], 'rate', rate, 'measured', measured)
 log_changes(KEYS[1], KEYS[6], KEYS[10], {}, removed, total - #removed) -- positions
