@@ -9,20 +9,39 @@
 # Visitors are cookie visitors with random ids, as the server makes them
 # (the visitors buckets split as they would), sent with redis-cli --pipe.
 # Usage: scripts/bench_enter_instructions.sh [before-rev] (a revision whose
-# enter.lua takes 13 KEYS, from 1924db6 on, one KEY, or, as now, one KEY
-# and a batch of enters: BATCH (1) a call; issue 13, docs/benchmarks.md).
+# enter.lua takes 13 KEYS, from 1924db6 on, one KEY, then one KEY and a
+# batch of enters: BATCH (1) a call; issue 13, docs/benchmarks.md; or, as
+# now, a batch of enters of 19 or 20 named arguments each, every visitor
+# from a network of its own).
 # Needs valgrind and python3.
 set -euo pipefail
 REV=${1:-263a0aa}; PORT=${PORT:-25002}; N1=${N1:-2000}; N2=${N2:-6000}
 cd "$(dirname "$0")/.."
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
-git show "$REV:internal/store/redisstore/lua/record.lua" > "$work/old-record.lua"
+# prelude REV: what the store prepends to every script since issue 24, the
+# vocabulary (generated) and the codes (codes.go's Lua locals); nothing
+# before. REV "" is this checkout.
+prelude() {
+  local show="git show $1:"; [ -z "$1" ] && show="cat "
+  $show"internal/store/redisstore/lua/vocab.lua" 2>/dev/null || true
+  $show"internal/store/redisstore/codes.go" 2>/dev/null | python3 -c '
+import re, sys
+src = sys.stdin.read()
+val = dict(re.findall(r"^\s*(code\w+)\s+code\s*=\s*(-?\d+)", src, re.M))
+for lua, name in re.findall(r"\{\"(CODE_\w+)\", (code\w+)\}", src):
+    print("local %s = %s" % (lua, val[name]))'
+}
+prelude "$REV" > "$work/old-record.lua"
+git show "$REV:internal/store/redisstore/lua/record.lua" >> "$work/old-record.lua"
 git show "$REV:internal/store/redisstore/lua/enter.lua" > "$work/old-enter.lua"
-cp internal/store/redisstore/lua/record.lua "$work/new-record.lua"
+prelude "" > "$work/new-record.lua"
+cat internal/store/redisstore/lua/record.lua >> "$work/new-record.lua"
 cp internal/store/redisstore/lua/enter.lua "$work/new-enter.lua"
 sig() {
   if grep -q '^-- KEYS\[13\] base' "$1"; then echo 13
   elif grep -q '^-- ARGV\[1\] the number of enters' "$1"; then echo batch
+  elif grep -qE "^-- ARGV\[1\] enters: .*each enter's (19|20) arguments" "$1"; then
+    echo "each$(grep -oE "each enter's (19|20) arguments" "$1" | grep -oE '[0-9]+')"
   else echo 1; fi
 }
 
@@ -32,7 +51,7 @@ commands() {
   python3 - "$@" <<'EOF'
 import random, sys
 n, sig, call = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
-batch = int(__import__('os').environ.get('BATCH', '1')) if sig == 'batch' else 1
+batch = int(__import__('os').environ.get('BATCH', '1')) if sig == 'batch' or sig.startswith('each') else 1
 pending = []
 out, rnd, now, base = sys.stdout.buffer, random.Random(1), 1764583264000, 'wr:{r}:'
 def b36(x):
@@ -48,13 +67,20 @@ for i in range(n):
             'stats', 'admits', 'pow:x', 'pre', 'log')] + [base, ident, tail.hex(), str(t), 'paused',
             '1000', '10', '200', str(t), '600000', 'none', '1', '0', packed, field, b36(t), tail]
     else:
-        args = [ident, tail.hex(), str(t), 'paused', '1000:10:200:%d:600000' % t, 'none', '0',
-            packed, field, b36(t), tail]
-        if sig == 'batch':  # BATCH enters a call
+        if sig.startswith('each'):  # named per-enter arguments (issue 24), 19 or 20 of them
+            each = int(sig[4:])
+            args = [ident, tail.hex(), str(t), 'paused', '1000', '10', '200', str(t), '600000', '60000',
+                'none', '0', '', '0', packed, field, b36(t), tail,
+                '10.%d.%d.%d' % (i >> 16 & 255, i >> 8 & 255, i & 255), '5'][:each]
+        else:
+            each = 11
+            args = [ident, tail.hex(), str(t), 'paused', '1000:10:200:%d:600000' % t, 'none', '0',
+                packed, field, b36(t), tail]
+        if sig == 'batch' or sig.startswith('each'):  # BATCH enters a call
             pending += args
-            if len(pending) < 11 * batch and i < n - 1:
+            if len(pending) < each * batch and i < n - 1:
                 continue
-            args, pending = [str(len(pending) // 11)] + pending, []
+            args, pending = [str(len(pending) // each)] + pending, []
         args = ['1', base] + args
     args = call + args
     out.write(b'*%d\r\n' % len(args))
