@@ -199,7 +199,10 @@ for i = 1, tonumber(ARGV[1]) do
         if limit > 0 then unarrived_add(base, network, m, d, now) end
         redis.call('HINCRBY', stats, 'admitted_total', 1)
         redis.call('HINCRBY', stats, 'win_sum', 1)
-        local occ = redis.call('ZCOUNT', base .. 'active', '(' .. nowms, '+inf') -- slots held now (tick.lua's o)
+        -- Slots held now, this one's included (tick.lua's o<occ>).
+        local occ = redis.call('ZCOUNT', base .. 'active', '(' .. nowms, '+inf')
+        local hb = redis.call('HMGET', base .. 'budget', 'h', 'hu')
+        if now < (tonumber(hb[2]) or 0) then occ = occ + tonumber(hb[1]) end
         redis.call('ZADD', base .. 'admits', nowms, nowms .. ':1:o' .. occ .. ':' .. m)
       else
         -- The newest seq is the highest score in the line (drawn places sit below
