@@ -154,6 +154,7 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 	}()
 	for {
 		next := 200 * time.Millisecond
+		since := a.line.putsNow()
 		s, err := a.line.store.GetRoom(ctx, room)
 		switch {
 		case errors.Is(err, ErrRoomNotFound):
@@ -173,7 +174,7 @@ func (a *Admitter) runRoom(ctx context.Context, room string, wake <-chan struct{
 			}
 		default:
 			now := a.line.clock.Now()
-			a.line.remember(room, s, now)
+			a.line.remember(room, s, now, since)
 			interval := time.Duration(s.BatchIntervalMS) * time.Millisecond
 			next = interval
 			ttl := LeaseTTL(interval)

@@ -53,6 +53,10 @@ type Line struct {
 	mu    sync.Mutex
 	cache map[string]cachedRoom
 	drawn map[string]drawSeen // the opening last seen drawn, per room
+	// puts counts this server's PutRoom calls: a store read that began
+	// before one may bring back the settings it replaced, and is not
+	// cached over them (remember).
+	puts uint64
 }
 
 type cachedRoom struct {
@@ -173,6 +177,7 @@ func (l *Line) Settings(ctx context.Context, room string) (Settings, error) {
 	now := l.clock.Now()
 	l.mu.Lock()
 	c, ok := l.cache[room]
+	since := l.puts
 	l.mu.Unlock()
 	if ok && now.Sub(c.at) < settingsFresh {
 		return c.settings, nil
@@ -189,7 +194,7 @@ func (l *Line) Settings(ctx context.Context, room string) (Settings, error) {
 		}
 		return Settings{}, err
 	}
-	l.remember(room, s, now)
+	l.remember(room, s, now, since)
 	return s, nil
 }
 
@@ -213,8 +218,23 @@ func (l *Line) cachedRooms() map[string]Settings {
 	return out
 }
 
-func (l *Line) remember(room string, s Settings, now time.Time) {
+// putsNow is the count of PutRoom calls a store read of settings starts at.
+func (l *Line) putsNow() uint64 {
 	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.puts
+}
+
+// remember caches settings read from the store, unless a PutRoom on this
+// server came between the read's start (since: putsNow) and now: the read
+// may hold what that put replaced (the admission loop's read finishing
+// after an operator's change kept the old settings a tick).
+func (l *Line) remember(room string, s Settings, now time.Time, since uint64) {
+	l.mu.Lock()
+	if l.puts != since {
+		l.mu.Unlock()
+		return
+	}
 	l.cache[room] = cachedRoom{settings: s, at: now}
 	l.mu.Unlock()
 	l.eta.Observe(room, &s, now)
@@ -258,7 +278,11 @@ func (l *Line) PutRoom(ctx context.Context, room string, s Settings) error {
 	if err := l.store.PutRoom(ctx, room, s); err != nil {
 		return err
 	}
-	l.remember(room, s, l.clock.Now())
+	l.mu.Lock()
+	l.puts++
+	since := l.puts
+	l.mu.Unlock()
+	l.remember(room, s, l.clock.Now(), since)
 	return nil
 }
 
